@@ -1,0 +1,4 @@
+//! The pure Rust core: no JavaScript types, no IO, no clock. Builds and tests on the host.
+
+pub mod parser;
+pub mod utf8;
