@@ -10,4 +10,4 @@ pub mod core;
 pub use crate::core::{parser, utf8};
 
 #[cfg(target_arch = "wasm32")]
-mod wasm;
+pub mod wasm;

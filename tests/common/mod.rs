@@ -1,3 +1,5 @@
+#![allow(dead_code, clippy::unwrap_used, clippy::indexing_slicing, clippy::panic)]
+
 // Shared by the native and wasm test binaries through `include!`: loads the conformance
 // vectors (made by running the reference parser) and compares blocks to them.
 

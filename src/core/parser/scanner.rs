@@ -120,8 +120,7 @@ impl Scanner {
         let bytes = text.as_bytes();
         let window_start = self.after_gt.max((gt + 1).saturating_sub(tools.longest_tag()));
         self.after_gt = gt + 1;
-        let Some(lt) = bytes.get(window_start..gt).and_then(|w| memrchr(b'<', w)).map(|i| window_start + i)
-        else {
+        let Some(lt) = bytes.get(window_start..gt).and_then(|w| memrchr(b'<', w)).map(|i| window_start + i) else {
             return;
         };
         let inner = bytes.get(lt + 1..gt).unwrap_or_default();
@@ -146,7 +145,7 @@ impl Scanner {
         let roles = tools.roles(name);
         match std::mem::replace(&mut self.mode, Mode::Text) {
             Mode::Text => match roles.tool {
-                Some(tool) if !closing => self.open_tool(text, lt, gt, tool, tools),
+                Some(tool) if !closing => self.open_tool(text, lt, tool, tools),
                 _ => {}
             },
             Mode::Tool(open) => match (closing, roles.param, roles.tool) {
@@ -166,7 +165,7 @@ impl Scanner {
         }
     }
 
-    fn open_tool(&mut self, text: &str, lt: usize, gt: usize, tool: ToolId, tools: &ToolSet) {
+    fn open_tool(&mut self, text: &str, lt: usize, tool: ToolId, tools: &ToolSet) {
         if self.open_text {
             self.blocks.pop();
             self.open_text = false;

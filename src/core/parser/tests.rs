@@ -104,10 +104,7 @@ fn params_keep_insertion_order() {
 
 #[test]
 fn any_param_name_opens_a_param_in_any_tool() {
-    assert_eq!(
-        parse("<read_file><command>ls</command></read_file>"),
-        [tool("read_file", &[("command", "ls")], false)]
-    );
+    assert_eq!(parse("<read_file><command>ls</command></read_file>"), [tool("read_file", &[("command", "ls")], false)]);
 }
 
 #[test]
@@ -156,8 +153,12 @@ fn replace_in_file_diff_is_cut_at_the_first_close_tag() {
 
 #[test]
 fn write_to_file_content_runs_to_the_last_close_tag() {
-    let blocks = parse("<write_to_file><path>d.md</path><content>Use the </content> tag.\nMore.</content></write_to_file>");
-    assert_eq!(blocks, [tool("write_to_file", &[("path", "d.md"), ("content", "Use the </content> tag.\nMore.")], false)]);
+    let blocks =
+        parse("<write_to_file><path>d.md</path><content>Use the </content> tag.\nMore.</content></write_to_file>");
+    assert_eq!(
+        blocks,
+        [tool("write_to_file", &[("path", "d.md"), ("content", "Use the </content> tag.\nMore.")], false)]
+    );
 }
 
 #[test]
@@ -199,7 +200,10 @@ fn write_to_file_inner_close_after_content_close_ends_the_tool() {
         parse("<write_to_file><path>x</path><content>alpha</content></write_to_file>omega</content></write_to_file>");
     assert_eq!(
         blocks,
-        [tool("write_to_file", &[("path", "x"), ("content", "alpha")], false), text("omega</content></write_to_file>", true)]
+        [
+            tool("write_to_file", &[("path", "x"), ("content", "alpha")], false),
+            text("omega</content></write_to_file>", true)
+        ]
     );
 }
 

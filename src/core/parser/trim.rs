@@ -37,11 +37,8 @@ pub(crate) fn trim_span(text: &str, start: usize, end: usize) -> Span {
     let Some(first) = region.find(|c| !is_js_whitespace(c)) else {
         return Span::empty_at(start);
     };
-    let last_end = region
-        .char_indices()
-        .rev()
-        .find(|&(_, c)| !is_js_whitespace(c))
-        .map_or(first, |(i, c)| i + c.len_utf8());
+    let last_end =
+        region.char_indices().rev().find(|&(_, c)| !is_js_whitespace(c)).map_or(first, |(i, c)| i + c.len_utf8());
     Span::new(start + first, start + last_end)
 }
 

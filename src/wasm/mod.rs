@@ -1,0 +1,18 @@
+//! The JavaScript binding: thin wrappers that convert arguments, call the core, and convert
+//! results back. Compiled only for `wasm32`; nothing here holds logic the core could hold.
+
+//! Rust code (the wasm tests) can call the exports directly through the re-exports below.
+
+// NOTE: some exported items are reached only from JavaScript, not from Rust paths.
+#![allow(unreachable_pub)]
+
+mod blocks_js;
+mod error;
+mod parser;
+
+pub use parser::{parse_assistant_message, AssistantMessageParser};
+mod surrogates;
+mod types;
+
+#[cfg(feature = "bench")]
+mod bench;

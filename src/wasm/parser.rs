@@ -1,0 +1,114 @@
+//! `parseAssistantMessage` and the `AssistantMessageParser` class.
+
+use js_sys::{Array, JsString};
+use serde::Deserialize;
+use wasm_bindgen::prelude::*;
+
+use super::blocks_js::{block_to_js, blocks_to_js};
+use super::error::{type_error, Code};
+use super::surrogates::SurrogateJoiner;
+use crate::core::parser::{parse_raw, BlockRef, IncrementalParser, ToolSet};
+
+thread_local! {
+    static REFERENCE_TOOLS: ToolSet = ToolSet::reference();
+}
+
+#[derive(Deserialize)]
+struct ToolSetSpec {
+    tools: Vec<String>,
+    params: Vec<String>,
+}
+
+/// The tool set named by an optional `ToolSetSpec` argument.
+fn tool_set(spec: Option<JsValue>) -> Result<ToolSet, JsValue> {
+    let Some(spec) = spec.filter(|value| !value.is_undefined() && !value.is_null()) else {
+        return Ok(REFERENCE_TOOLS.with(ToolSet::clone));
+    };
+    let spec: ToolSetSpec = serde_wasm_bindgen::from_value(spec).map_err(|error| {
+        type_error(Code::InvalidArgument, &format!("tools must be {{ tools: string[], params: string[] }}: {error}"))
+    })?;
+    ToolSet::from_names(&spec.tools, &spec.params).map_err(|error| type_error(Code::InvalidToolSet, &error.to_string()))
+}
+
+/// Parses a whole assistant message into blocks, exactly as the reference loop's
+/// `parseAssistantMessageV2` (without the random `call_id`).
+///
+/// @param text - the model's text.
+/// @param tools - which tags exist; the reference tool set when omitted.
+/// @throws TypeError (code `CLEW_INVALID_ARGUMENT` or `CLEW_INVALID_TOOL_SET`) for a bad `tools`.
+#[wasm_bindgen(js_name = parseAssistantMessage, unchecked_return_type = "Block[]")]
+pub fn parse_assistant_message(
+    text: &str,
+    #[wasm_bindgen(unchecked_param_type = "ToolSetSpec")] tools: Option<JsValue>,
+) -> Result<Array, JsValue> {
+    let parse = |tools: &ToolSet| {
+        let raw = parse_raw(text, tools);
+        blocks_to_js(raw.iter().map(|block| BlockRef::new(block, text, tools)))
+    };
+    match tools {
+        None => Ok(REFERENCE_TOOLS.with(parse)),
+        spec => Ok(parse(&tool_set(spec)?)),
+    }
+}
+
+/// Parses an assistant message as it streams in.
+///
+/// After every `push`, `blocks()` equals `parseAssistantMessage` of all the text pushed so
+/// far, whatever the chunk boundaries (a surrogate pair split between two chunks included).
+/// Each push costs time proportional to its chunk, not to the message.
+#[wasm_bindgen]
+pub struct AssistantMessageParser {
+    inner: IncrementalParser,
+    surrogates: SurrogateJoiner,
+}
+
+#[wasm_bindgen]
+impl AssistantMessageParser {
+    /// A parser of the given tool set (the reference tool set when omitted).
+    ///
+    /// @throws TypeError (code `CLEW_INVALID_ARGUMENT` or `CLEW_INVALID_TOOL_SET`) for a bad `tools`.
+    #[wasm_bindgen(constructor)]
+    pub fn new(#[wasm_bindgen(unchecked_param_type = "ToolSetSpec")] tools: Option<JsValue>) -> Result<Self, JsValue> {
+        Ok(Self { inner: IncrementalParser::new(tool_set(tools)?), surrogates: SurrogateJoiner::default() })
+    }
+
+    /// Appends a chunk of the model's text and parses it. Returns the index of the first
+    /// block that changed, or the block count when none changed: blocks before it are as
+    /// they were.
+    pub fn push(&mut self, chunk: &JsString) -> usize {
+        let text = self.surrogates.convert(chunk);
+        self.inner.push(&text)
+    }
+
+    /// Ends the stream: a high surrogate held back from the last chunk becomes U+FFFD.
+    /// Returns what `push` returns.
+    pub fn finish(&mut self) -> usize {
+        match self.surrogates.finish() {
+            Some(replacement) => self.inner.push(replacement.encode_utf8(&mut [0; 4])),
+            None => self.inner.len(),
+        }
+    }
+
+    /// Every block.
+    #[wasm_bindgen(unchecked_return_type = "Block[]")]
+    pub fn blocks(&self) -> Array {
+        blocks_to_js(self.inner.blocks())
+    }
+
+    /// Block `index`, or `undefined` past the end.
+    #[wasm_bindgen(unchecked_return_type = "Block | undefined")]
+    pub fn block(&self, index: usize) -> JsValue {
+        self.inner.block(index).map_or(JsValue::UNDEFINED, block_to_js)
+    }
+
+    /// The number of blocks.
+    #[wasm_bindgen(getter)]
+    pub fn length(&self) -> usize {
+        self.inner.len()
+    }
+
+    /// All the text pushed so far.
+    pub fn text(&self) -> String {
+        self.inner.text().to_owned()
+    }
+}
