@@ -1,0 +1,2 @@
+// Types of every entry point: the generated bindings, already initialised.
+export * from "./clew.js";

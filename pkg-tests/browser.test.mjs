@@ -1,0 +1,44 @@
+// The installed package in headless Chromium: the demo page in www/ imports it by name
+// (import map to the package's browser entry), streams its sample and draws the blocks.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium } from "playwright-core";
+import { serve } from "./static-server.mjs";
+import { packageDir, repoRoot, entryFor } from "./package-dir.mjs";
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+  "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+
+test("the demo page streams its sample through the package in Chromium", async () => {
+  assert.match(entryFor(["browser", "import"]), /browser\.js$/);
+  const server = await serve({ "/pkg/": packageDir, "/": join(repoRoot, "www") });
+  const profile = mkdtempSync(join(tmpdir(), "clew-chromium-"));
+  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: ARGS });
+  try {
+    const page = await context.newPage();
+    const errors = [];
+    page.on("pageerror", (error) => errors.push(error.message));
+    await page.goto(server.url);
+    await page.waitForSelector("body[data-state=ready]");
+    await page.fill("#delay", "0");
+    await page.click("#stream");
+    await page.waitForSelector("body[data-state=done]");
+    const kinds = await page.$$eval("#blocks li .kind", (nodes) => nodes.map((n) => n.textContent));
+    assert.deepEqual(kinds, ["text", "tool_use: read_file", "text", "tool_use: replace_in_file"]);
+    assert.match(await page.textContent("#blocks li:nth-child(2) pre"), /^path = src\/config\.ts$/);
+    const streamed = await page.$$eval("#blocks li", (nodes) => nodes.map((n) => n.textContent));
+    await page.click("#parse");
+    const whole = await page.$$eval("#blocks li", (nodes) => nodes.map((n) => n.textContent));
+    assert.deepEqual(streamed, whole);
+    assert.deepEqual(errors, []);
+    if (process.env.CLEW_SCREENSHOT) await page.screenshot({ path: process.env.CLEW_SCREENSHOT, fullPage: true });
+  } finally {
+    await context.close();
+    await server.close();
+    rmSync(profile, { recursive: true, force: true });
+  }
+});
