@@ -5,3 +5,4 @@ import init from "./clew.js";
 await init({ module_or_path: new URL("./clew_bg.wasm", import.meta.url) });
 
 export * from "./clew.js";
+export { AssistantMessageParser } from "./parser.js";

@@ -5,3 +5,4 @@ import { initSync } from "./clew.js";
 initSync({ module: readFileSync(new URL("./clew_bg.wasm", import.meta.url)) });
 
 export * from "./clew.js";
+export { AssistantMessageParser } from "./parser.js";

@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const pkg = join(root, process.argv[2] ?? "pkg");
 const generated = JSON.parse(readFileSync(join(pkg, "package.json"), "utf8"));
-const entries = ["node.js", "browser.js", "workerd.js", "index.d.ts"];
+const entries = ["node.js", "browser.js", "workerd.js", "parser.js", "index.d.ts"];
 for (const file of entries) copyFileSync(join(root, "js", file), join(pkg, file));
 copyFileSync(join(root, "README.md"), join(pkg, "README.md"));
 rmSync(join(pkg, ".gitignore"), { force: true });

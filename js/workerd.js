@@ -6,3 +6,4 @@ import { initSync } from "./clew.js";
 initSync({ module: wasmModule });
 
 export * from "./clew.js";
+export { AssistantMessageParser } from "./parser.js";

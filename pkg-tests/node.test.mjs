@@ -39,6 +39,21 @@ test("streamed one UTF-16 unit at a time, blocks equal the whole parse of each p
   }
 });
 
+test("a surrogate pair split between chunks is rejoined; finish() flushes a lone half", () => {
+  const parser = new AssistantMessageParser();
+  const crab = "\u{1F980}";
+  parser.push(`a${crab[0]}`);
+  assert.equal(parser.text(), "a");
+  parser.push(`${crab[1]}b <read_file><path>${crab[0]}`);
+  parser.push(`${crab[1]}</path></read_file>`);
+  assert.equal(parser.text(), `a${crab}b <read_file><path>${crab}</path></read_file>`);
+  assert.deepEqual(parser.block(1).params, { path: crab });
+  parser.push(`x${crab[0]}`);
+  assert.equal(parser.finish(), 2);
+  assert.equal(parser.text().slice(-2), "x\uFFFD");
+  assert.throws(() => parser.push(42), (e) => e instanceof TypeError && e.code === "CLEW_INVALID_ARGUMENT");
+});
+
 test("push returns the first changed index and block(i) reads one block", () => {
   const parser = new AssistantMessageParser();
   assert.equal(parser.push("Checking <read_"), 0);

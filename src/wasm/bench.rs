@@ -1,7 +1,7 @@
 //! Baselines for scripts/bench (feature `bench` only, never in the published package): the
 //! floors the parser's JS-facing costs are compared with.
 
-use js_sys::{Array, JsString};
+use js_sys::Array;
 use wasm_bindgen::prelude::*;
 
 use crate::core::parser::{parse_raw, RawBlock, ToolSet};
@@ -10,12 +10,6 @@ use crate::core::parser::{parse_raw, RawBlock, ToolSet};
 #[wasm_bindgen(js_name = benchNoop)]
 pub fn bench_noop(chunk: &str) -> usize {
     chunk.len()
-}
-
-/// Takes a chunk as a JS string handle and converts it, as `push` does, without parsing.
-#[wasm_bindgen(js_name = benchNoopJsString)]
-pub fn bench_noop_js_string(chunk: &JsString) -> usize {
-    String::from(chunk).len()
 }
 
 /// The byte spans of every string a full parse returns (content, names, values), flat.

@@ -11,7 +11,6 @@ mod error;
 mod parser;
 
 pub use parser::{parse_assistant_message, AssistantMessageParser};
-mod surrogates;
 mod types;
 
 #[cfg(feature = "bench")]

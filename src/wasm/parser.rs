@@ -1,12 +1,11 @@
 //! `parseAssistantMessage` and the `AssistantMessageParser` class.
 
-use js_sys::{Array, JsString};
+use js_sys::Array;
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 
 use super::blocks_js::{block_to_js, blocks_to_js};
 use super::error::{type_error, Code};
-use super::surrogates::SurrogateJoiner;
 use crate::core::parser::{parse_raw, BlockRef, IncrementalParser, ToolSet};
 
 thread_local! {
@@ -54,12 +53,14 @@ pub fn parse_assistant_message(
 /// Parses an assistant message as it streams in.
 ///
 /// After every `push`, `blocks()` equals `parseAssistantMessage` of all the text pushed so
-/// far, whatever the chunk boundaries (a surrogate pair split between two chunks included).
-/// Each push costs time proportional to its chunk, not to the message.
+/// far, whatever the chunk boundaries. Each push costs time proportional to its chunk, not
+/// to the message.
+///
+/// The package's entry modules export a subclass (js/parser.js) whose `push` also rejoins a
+/// surrogate pair split between two chunks, which a string crossing into wasm cannot carry.
 #[wasm_bindgen]
 pub struct AssistantMessageParser {
     inner: IncrementalParser,
-    surrogates: SurrogateJoiner,
 }
 
 #[wasm_bindgen]
@@ -69,24 +70,14 @@ impl AssistantMessageParser {
     /// @throws TypeError (code `CLEW_INVALID_ARGUMENT` or `CLEW_INVALID_TOOL_SET`) for a bad `tools`.
     #[wasm_bindgen(constructor)]
     pub fn new(#[wasm_bindgen(unchecked_param_type = "ToolSetSpec")] tools: Option<JsValue>) -> Result<Self, JsValue> {
-        Ok(Self { inner: IncrementalParser::new(tool_set(tools)?), surrogates: SurrogateJoiner::default() })
+        Ok(Self { inner: IncrementalParser::new(tool_set(tools)?) })
     }
 
     /// Appends a chunk of the model's text and parses it. Returns the index of the first
     /// block that changed, or the block count when none changed: blocks before it are as
     /// they were.
-    pub fn push(&mut self, chunk: &JsString) -> usize {
-        let text = self.surrogates.convert(chunk);
-        self.inner.push(&text)
-    }
-
-    /// Ends the stream: a high surrogate held back from the last chunk becomes U+FFFD.
-    /// Returns what `push` returns.
-    pub fn finish(&mut self) -> usize {
-        match self.surrogates.finish() {
-            Some(replacement) => self.inner.push(replacement.encode_utf8(&mut [0; 4])),
-            None => self.inner.len(),
-        }
+    pub fn push(&mut self, chunk: &str) -> usize {
+        self.inner.push(chunk)
     }
 
     /// Every block.
