@@ -1,7 +1,6 @@
 //! `parseAssistantMessage` and the `AssistantMessageParser` class.
 
-use js_sys::Array;
-use serde::Deserialize;
+use js_sys::{Array, Reflect};
 use wasm_bindgen::prelude::*;
 
 use super::blocks_js::{block_to_js, blocks_to_js};
@@ -12,10 +11,16 @@ thread_local! {
     static REFERENCE_TOOLS: ToolSet = ToolSet::reference();
 }
 
-#[derive(Deserialize)]
-struct ToolSetSpec {
-    tools: Vec<String>,
-    params: Vec<String>,
+const TOOL_SET_SHAPE: &str = "tools must be { tools: string[], params: string[] }";
+
+/// The strings of `spec[field]`, which must be an array of strings.
+fn string_list(spec: &JsValue, field: &str) -> Result<Vec<String>, JsValue> {
+    let bad = || type_error(Code::InvalidArgument, &format!("{TOOL_SET_SHAPE}: `{field}` is not an array of strings"));
+    let value = Reflect::get(spec, &JsValue::from_str(field)).map_err(|_| bad())?;
+    if !Array::is_array(&value) {
+        return Err(bad());
+    }
+    value.unchecked_into::<Array>().iter().map(|item| item.as_string().ok_or_else(bad)).collect()
 }
 
 /// The tool set named by an optional `ToolSetSpec` argument.
@@ -23,10 +28,11 @@ fn tool_set(spec: Option<JsValue>) -> Result<ToolSet, JsValue> {
     let Some(spec) = spec.filter(|value| !value.is_undefined() && !value.is_null()) else {
         return Ok(REFERENCE_TOOLS.with(ToolSet::clone));
     };
-    let spec: ToolSetSpec = serde_wasm_bindgen::from_value(spec).map_err(|error| {
-        type_error(Code::InvalidArgument, &format!("tools must be {{ tools: string[], params: string[] }}: {error}"))
-    })?;
-    ToolSet::from_names(&spec.tools, &spec.params).map_err(|error| type_error(Code::InvalidToolSet, &error.to_string()))
+    if !spec.is_object() {
+        return Err(type_error(Code::InvalidArgument, TOOL_SET_SHAPE));
+    }
+    let (tools, params) = (string_list(&spec, "tools")?, string_list(&spec, "params")?);
+    ToolSet::from_names(&tools, &params).map_err(|error| type_error(Code::InvalidToolSet, &error.to_string()))
 }
 
 /// Parses a whole assistant message into blocks, exactly as the reference loop's

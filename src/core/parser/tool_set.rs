@@ -113,7 +113,7 @@ impl fmt::Display for ToolSetError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::InvalidName(name) => {
-                write!(f, "invalid tag name {name:?}: use 1 to {MAX_NAME_LEN} characters from A-Z a-z 0-9 _ - . :")
+                write!(f, "invalid tag name \"{name}\": use 1 to {MAX_NAME_LEN} characters from A-Z a-z 0-9 _ - . :")
             }
             Self::TooManyNames => f.write_str("a tool set holds at most 65535 tool or parameter names"),
         }
