@@ -1,0 +1,195 @@
+//! OpenAI Chat Completions streaming (and compatible servers: OpenRouter, DeepSeek,
+//! llama.cpp, vLLM…) to chunks.
+//!
+//! Each `data:` line is a `chat.completion.chunk`: `delta.content` is text,
+//! `delta.reasoning_content` / `delta.reasoning` is reasoning, `delta.tool_calls` are pieces
+//! of calls keyed by `index`, `usage` arrives in the last chunk, `finish_reason` says why
+//! the model stopped, and `data: [DONE]` ends the stream. An `error` object inside the
+//! stream is the provider's error. Argument pieces that arrive before the call's id and name
+//! are held back, not dropped.
+
+use serde::Deserialize;
+
+use super::chunk::{Chunk, Usage};
+use super::error::{ErrorBody, StreamError};
+use super::json::parse_data;
+use super::sse::SseEvent;
+
+/// State of one OpenAI-compatible stream.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct OpenAiDecoder {
+    calls: Vec<CallSlot>,
+    reported: (u64, u64, u64),
+    finished: bool,
+    done: bool,
+}
+
+#[derive(Clone, Debug, Default)]
+struct CallSlot {
+    index: u64,
+    id: Option<String>,
+    name: Option<String>,
+    announced: bool,
+    held_arguments: String,
+}
+
+#[derive(Deserialize)]
+struct ChatChunk {
+    #[serde(default)]
+    choices: Vec<Choice>,
+    usage: Option<WireUsage>,
+    error: Option<serde_json::Value>,
+}
+
+#[derive(Deserialize)]
+struct Choice {
+    #[serde(default)]
+    index: u64,
+    delta: Option<WireDelta>,
+    finish_reason: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct WireDelta {
+    content: Option<String>,
+    reasoning_content: Option<String>,
+    reasoning: Option<String>,
+    tool_calls: Option<Vec<WireToolCall>>,
+}
+
+#[derive(Deserialize)]
+struct WireToolCall {
+    index: Option<u64>,
+    id: Option<String>,
+    function: Option<WireFunction>,
+}
+
+#[derive(Deserialize)]
+struct WireFunction {
+    name: Option<String>,
+    arguments: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct WireUsage {
+    #[serde(default)]
+    prompt_tokens: u64,
+    #[serde(default)]
+    completion_tokens: u64,
+    prompt_tokens_details: Option<PromptDetails>,
+    /// DeepSeek's name for cached input.
+    prompt_cache_hit_tokens: Option<u64>,
+    /// OpenRouter's reported cost, in US dollars.
+    cost: Option<f64>,
+}
+
+#[derive(Deserialize)]
+struct PromptDetails {
+    cached_tokens: Option<u64>,
+}
+
+impl OpenAiDecoder {
+    pub(crate) fn on_event(&mut self, event: SseEvent<'_>, out: &mut Vec<Chunk>) -> Result<(), StreamError> {
+        let data = event.data.trim();
+        if data == "[DONE]" {
+            self.done = true;
+            return Ok(());
+        }
+        if self.done || data.is_empty() {
+            return Ok(());
+        }
+        let chunk: ChatChunk = parse_data(data)?;
+        if let Some(error) = chunk.error {
+            let ErrorBody { kind, message } = ErrorBody::from_value(error);
+            return Err(StreamError::Provider {
+                kind: kind.unwrap_or_else(|| "error".into()),
+                message: message.unwrap_or_default(),
+            });
+        }
+        for choice in chunk.choices.into_iter().filter(|c| c.index == 0) {
+            if let Some(delta) = choice.delta {
+                self.delta(delta, out);
+            }
+            if let Some(reason) = choice.finish_reason.filter(|r| !r.is_empty()) {
+                self.finished = true;
+                out.push(Chunk::Stop { reason });
+            }
+        }
+        if let Some(usage) = chunk.usage {
+            self.usage(usage, out);
+        }
+        Ok(())
+    }
+
+    pub(crate) fn finish(&mut self) -> Result<(), StreamError> {
+        if self.done || self.finished {
+            Ok(())
+        } else {
+            Err(StreamError::Incomplete { expected: "[DONE]" })
+        }
+    }
+
+    fn delta(&mut self, delta: WireDelta, out: &mut Vec<Chunk>) {
+        if let Some(reasoning) = delta.reasoning_content.or(delta.reasoning).filter(|r| !r.is_empty()) {
+            out.push(Chunk::reasoning(reasoning));
+        }
+        if let Some(text) = delta.content.filter(|t| !t.is_empty()) {
+            out.push(Chunk::Text { text });
+        }
+        for (position, call) in delta.tool_calls.unwrap_or_default().into_iter().enumerate() {
+            self.tool_call(call, position as u64, out);
+        }
+    }
+
+    fn tool_call(&mut self, call: WireToolCall, position: u64, out: &mut Vec<Chunk>) {
+        let index = call.index.unwrap_or(position);
+        let at = match self.calls.iter().position(|slot| slot.index == index) {
+            Some(at) => at,
+            None => {
+                self.calls.push(CallSlot { index, ..CallSlot::default() });
+                self.calls.len() - 1
+            }
+        };
+        let Some(slot) = self.calls.get_mut(at) else { return };
+        let (name, arguments) = call.function.map_or((None, None), |f| (f.name, f.arguments));
+        if let Some(id) = call.id.filter(|id| !id.is_empty()) {
+            slot.id.get_or_insert(id);
+        }
+        if let Some(name) = name.filter(|n| !n.is_empty()) {
+            slot.name.get_or_insert(name);
+            // Some local servers send no id at all: give the call a stable one.
+            slot.id.get_or_insert_with(|| format!("call_{index}"));
+        }
+        let arguments = arguments.unwrap_or_default();
+        match (&slot.id, &slot.name) {
+            (Some(id), Some(name)) if !slot.announced => {
+                slot.held_arguments.push_str(&arguments);
+                let held = std::mem::take(&mut slot.held_arguments);
+                out.push(Chunk::tool_call(id, Some(name), (!held.is_empty()).then_some(held.as_str())));
+                slot.announced = true;
+            }
+            (Some(id), Some(name)) => {
+                if !arguments.is_empty() {
+                    out.push(Chunk::tool_call(id, Some(name), Some(&arguments)));
+                }
+            }
+            _ => slot.held_arguments.push_str(&arguments),
+        }
+    }
+
+    /// Emits the part of the (cumulative) usage not reported yet.
+    fn usage(&mut self, usage: WireUsage, out: &mut Vec<Chunk>) {
+        let cached = usage.prompt_tokens_details.and_then(|d| d.cached_tokens).or(usage.prompt_cache_hit_tokens);
+        let (input, output, read) =
+            (usage.prompt_tokens.saturating_sub(cached.unwrap_or(0)), usage.completion_tokens, cached.unwrap_or(0));
+        let (r_input, r_output, r_read) = self.reported;
+        self.reported = (input.max(r_input), output.max(r_output), read.max(r_read));
+        out.push(Chunk::Usage(Usage {
+            input_tokens: input.saturating_sub(r_input),
+            output_tokens: output.saturating_sub(r_output),
+            cache_write_tokens: None,
+            cache_read_tokens: cached.map(|_| read.saturating_sub(r_read)),
+            total_cost: usage.cost,
+        }));
+    }
+}

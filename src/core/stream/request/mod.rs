@@ -1,0 +1,244 @@
+//! Provider requests: system prompt, history, tools and settings to a fetch request.
+//!
+//! The history uses Anthropic-shaped content blocks (text, image, tool_use, tool_result,
+//! thinking, redacted_thinking), as the reference loop stores it; each builder converts it
+//! to its provider's shape. Every request streams and asks for usage. The API key is
+//! optional: a host that sends requests through its own `fetch` (a proxy, a Worker binding)
+//! never hands it over.
+
+mod anthropic;
+mod openai;
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::decoder::Format;
+
+pub use anthropic::build_anthropic;
+pub use openai::build_openai;
+
+/// Everything one model call needs.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelRequest {
+    /// The system prompt.
+    #[serde(default)]
+    pub system: String,
+    /// The conversation so far.
+    #[serde(default)]
+    pub messages: Vec<Message>,
+    /// Tools for native tool calling; none means the model answers in text (and writes
+    /// tool calls as tags, for the parser).
+    #[serde(default)]
+    pub tools: Vec<ToolDefinition>,
+    /// Model and connection settings.
+    pub model: ModelSettings,
+}
+
+/// Who wrote a message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// The user (tool results travel as user content).
+    User,
+    /// The model.
+    Assistant,
+}
+
+/// One history message.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Message {
+    /// Who wrote it.
+    pub role: Role,
+    /// Its content: a string, or content blocks.
+    pub content: Content,
+}
+
+/// Message content: a plain string or a list of blocks.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Content {
+    /// Plain text.
+    Text(String),
+    /// Content blocks.
+    Blocks(Vec<ContentBlock>),
+}
+
+impl Content {
+    /// The content as blocks (a string becomes one text block).
+    pub fn blocks(&self) -> Vec<ContentBlock> {
+        match self {
+            Self::Text(text) => vec![ContentBlock::Text { text: text.clone() }],
+            Self::Blocks(blocks) => blocks.clone(),
+        }
+    }
+}
+
+/// One block of message content, in Anthropic's shape.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ContentBlock {
+    /// Text.
+    Text {
+        /// The text.
+        text: String,
+    },
+    /// An image.
+    Image {
+        /// Where the image is.
+        source: ImageSource,
+    },
+    /// A native tool call the model made.
+    ToolUse {
+        /// The call's id.
+        id: String,
+        /// The tool's name.
+        name: String,
+        /// The arguments object.
+        input: serde_json::Value,
+    },
+    /// The result of a native tool call.
+    ToolResult {
+        /// The id of the call it answers.
+        tool_use_id: String,
+        /// The result: a string or text/image blocks.
+        content: Content,
+        /// Whether the tool failed.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        is_error: bool,
+    },
+    /// Reasoning the model did, sent back so the provider can continue it.
+    Thinking {
+        /// The reasoning text.
+        thinking: String,
+        /// The provider's signature; unsigned reasoning is not sent back.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        signature: Option<String>,
+    },
+    /// Encrypted reasoning, sent back as it came.
+    RedactedThinking {
+        /// The encrypted data.
+        data: String,
+    },
+}
+
+/// An image's bytes or address.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ImageSource {
+    /// Base64 bytes.
+    Base64 {
+        /// `image/png`, `image/jpeg`…
+        media_type: String,
+        /// The bytes, base64.
+        data: String,
+    },
+    /// An image on the web.
+    Url {
+        /// Its address.
+        url: String,
+    },
+}
+
+/// A tool the model may call natively.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolDefinition {
+    /// The tool's name.
+    pub name: String,
+    /// What it does, for the model.
+    #[serde(default)]
+    pub description: String,
+    /// JSON Schema of its arguments object.
+    pub input_schema: serde_json::Value,
+}
+
+/// Which model, how to call it, and where.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelSettings {
+    /// The provider's model id.
+    pub id: String,
+    /// Most output tokens (default 8192).
+    #[serde(default)]
+    pub max_tokens: Option<u64>,
+    /// Sampling temperature (default 0; not sent when reasoning is on).
+    #[serde(default)]
+    pub temperature: Option<f64>,
+    /// Tokens the model may spend reasoning (Anthropic extended thinking); 0 or none is off.
+    #[serde(default)]
+    pub reasoning_budget: Option<u64>,
+    /// Reasoning effort for OpenAI-style reasoning models (`"low"`, `"medium"`, `"high"`).
+    #[serde(default)]
+    pub reasoning_effort: Option<String>,
+    /// Extra HTTP headers; they override the builder's own.
+    #[serde(default)]
+    pub headers: BTreeMap<String, String>,
+    /// The API's base URL (default the provider's public API).
+    #[serde(default)]
+    pub base_url: Option<String>,
+    /// The API key; omit it when the host's `fetch` adds credentials itself.
+    #[serde(default)]
+    pub api_key: Option<String>,
+    /// Whether the model supports prompt caching (Anthropic cache breakpoints).
+    #[serde(default)]
+    pub prompt_cache: bool,
+    /// Whether the request is sent from a browser (Anthropic then needs a consent header).
+    #[serde(default)]
+    pub browser: bool,
+}
+
+impl ModelSettings {
+    /// Most output tokens, 8192 by default.
+    pub fn max_tokens(&self) -> u64 {
+        self.max_tokens.unwrap_or(8192)
+    }
+
+    /// The reasoning budget when reasoning is on.
+    pub fn reasoning_budget(&self) -> Option<u64> {
+        self.reasoning_budget.filter(|budget| *budget > 0)
+    }
+}
+
+/// A request ready for `fetch`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HttpRequest {
+    /// Where to send it.
+    pub url: String,
+    /// Always `POST`.
+    pub method: String,
+    /// Header names (lowercase) and values.
+    pub headers: BTreeMap<String, String>,
+    /// The JSON body.
+    pub body: String,
+}
+
+impl HttpRequest {
+    fn post(
+        url: String,
+        mut headers: BTreeMap<String, String>,
+        body: &serde_json::Value,
+        extra: &BTreeMap<String, String>,
+    ) -> Self {
+        headers.insert("content-type".into(), "application/json".into());
+        for (name, value) in extra {
+            headers.insert(name.to_ascii_lowercase(), value.clone());
+        }
+        Self { url, method: "POST".into(), headers, body: body.to_string() }
+    }
+}
+
+/// Builds the request for `format` (`Chunks` has no request shape and uses OpenAI's).
+pub fn build_request(format: Format, request: &ModelRequest) -> HttpRequest {
+    match format {
+        Format::Anthropic => build_anthropic(request),
+        Format::OpenAi | Format::Chunks => build_openai(request),
+    }
+}
+
+/// `base` without a trailing slash, followed by `path`.
+fn join_url(base: Option<&str>, default: &str, path: &str) -> String {
+    let base = base.map(str::trim).filter(|b| !b.is_empty()).unwrap_or(default);
+    format!("{}{path}", base.trim_end_matches('/'))
+}

@@ -1,0 +1,219 @@
+//! Unit tests of the stream layer's smaller pieces: partial JSON, tool-call assembly,
+//! request building and cost.
+
+use serde_json::{json, Value};
+
+use super::request::{
+    build_request, ContentBlock, ImageSource, Message, ModelRequest, ModelSettings, Role, ToolDefinition,
+};
+use super::{Chunk, Format, PartialJsonObject, ToolCallAssembler};
+use crate::stream::request::Content;
+
+fn members(object: &PartialJsonObject) -> Vec<(String, String)> {
+    object.members().map(|(k, v)| (k.to_owned(), v.to_owned())).collect()
+}
+
+fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
+    list.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect()
+}
+
+#[test]
+fn partial_string_value_is_shown_while_it_streams() {
+    let mut object = PartialJsonObject::new();
+    object.push(r#"{"path": "src/a.ts", "content": "line 1\nli"#);
+    assert_eq!(members(&object), pairs(&[("path", "src/a.ts"), ("content", "line 1\nli")]));
+    object.push(r#"ne 2", "count": 3"#);
+    assert_eq!(members(&object), pairs(&[("path", "src/a.ts"), ("content", "line 1\nline 2")]), "3 may still grow");
+    object.push(r#"}"#);
+    assert!(object.is_complete());
+    assert_eq!(members(&object), pairs(&[("path", "src/a.ts"), ("content", "line 1\nline 2"), ("count", "3")]));
+}
+
+#[test]
+fn non_string_values_become_compact_json() {
+    let mut object = PartialJsonObject::new();
+    object.push(r#"{ "flags" : [ true, { "a" : "}" } ], "n": null, "x": -1.5e3 }"#);
+    assert_eq!(members(&object), pairs(&[("flags", r#"[true,{"a":"}"}]"#), ("n", "null"), ("x", "-1500.0")]));
+}
+
+#[test]
+fn unicode_escapes_and_surrogate_pairs_split_anywhere() {
+    let text = r#"{"k\u00e9y": "a\"b\\c\u00e9\ud83e\udd80\ud800x\n"}"#;
+    for cut in 0..=text.len() {
+        let mut object = PartialJsonObject::new();
+        object.push(&text[..cut]);
+        object.push(&text[cut..]);
+        assert_eq!(members(&object), pairs(&[("kéy", "a\"b\\cé🦀\u{FFFD}x\n")]), "cut at {cut}");
+    }
+}
+
+#[test]
+fn repeated_key_keeps_its_first_position_and_last_value() {
+    let mut object = PartialJsonObject::new();
+    object.push(r#"{"a": "1", "b": "2", "a": "3"}"#);
+    assert_eq!(members(&object), pairs(&[("a", "3"), ("b", "2")]));
+}
+
+#[test]
+fn text_that_is_not_an_object_is_invalid() {
+    for text in ["[1]", "{\"a\" 1}", "{1: 2}", "{\"a\": tru }", "{\"a\": \"\\q\"}"] {
+        let mut object = PartialJsonObject::new();
+        object.push(text);
+        assert!(object.is_invalid(), "{text}");
+    }
+}
+
+#[test]
+fn assembler_groups_pieces_by_id_and_exposes_params() {
+    let mut calls = ToolCallAssembler::new();
+    let pieces = [
+        Chunk::tool_call("c1", Some("read_file"), None),
+        Chunk::tool_call("c1", Some("read_file"), Some(r#"{"path":"a"#)),
+        Chunk::tool_call("c2", Some("list_files"), Some(r#"{"path":"src"}"#)),
+        Chunk::tool_call("c1", Some("read_file"), Some(r#".md"}"#)),
+    ];
+    let indices: Vec<usize> = pieces
+        .iter()
+        .map(|piece| match piece {
+            Chunk::ToolCalls { tool_call } => calls.push(tool_call),
+            _ => usize::MAX,
+        })
+        .collect();
+    assert_eq!(indices, [0, 0, 1, 0]);
+    let [first, second] = calls.calls() else { panic!("two calls") };
+    assert_eq!((first.id.as_str(), first.name.as_str()), ("c1", "read_file"));
+    assert_eq!(members(&first.arguments), pairs(&[("path", "a.md")]));
+    assert!(first.arguments.is_complete() && second.arguments.is_complete());
+}
+
+fn sample_request(tools: bool) -> ModelRequest {
+    ModelRequest {
+        system: "You are clew.".into(),
+        messages: vec![
+            Message { role: Role::User, content: Content::Text("<task>\nfix it\n</task>".into()) },
+            Message {
+                role: Role::Assistant,
+                content: Content::Blocks(vec![
+                    ContentBlock::Thinking { thinking: "hm".into(), signature: Some("sig".into()) },
+                    ContentBlock::Thinking { thinking: "unsigned".into(), signature: None },
+                    ContentBlock::Text { text: "Reading.".into() },
+                    ContentBlock::ToolUse {
+                        id: "toolu_1".into(),
+                        name: "read_file".into(),
+                        input: json!({"path": "a.md"}),
+                    },
+                ]),
+            },
+            Message {
+                role: Role::User,
+                content: Content::Blocks(vec![
+                    ContentBlock::ToolResult {
+                        tool_use_id: "toolu_1".into(),
+                        content: Content::Text("1 | Helo".into()),
+                        is_error: false,
+                    },
+                    ContentBlock::Image {
+                        source: ImageSource::Base64 { media_type: "image/png".into(), data: "iVBOR".into() },
+                    },
+                    ContentBlock::Text { text: "<environment_details>…</environment_details>".into() },
+                ]),
+            },
+        ],
+        tools: if tools {
+            vec![ToolDefinition {
+                name: "read_file".into(),
+                description: "Reads a file".into(),
+                input_schema: json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}),
+            }]
+        } else {
+            Vec::new()
+        },
+        model: ModelSettings {
+            id: "claude-sonnet-4-5".into(),
+            prompt_cache: true,
+            browser: true,
+            api_key: Some("sk-ant-test".into()),
+            ..ModelSettings::default()
+        },
+    }
+}
+
+#[test]
+fn anthropic_request_streams_with_cache_breakpoints_and_browser_header() {
+    let request = build_request(Format::Anthropic, &sample_request(true));
+    assert_eq!(request.url, "https://api.anthropic.com/v1/messages");
+    assert_eq!(request.method, "POST");
+    assert_eq!(request.headers["x-api-key"], "sk-ant-test");
+    assert_eq!(request.headers["anthropic-version"], "2023-06-01");
+    assert_eq!(request.headers["anthropic-dangerous-direct-browser-access"], "true");
+    let body: Value = serde_json::from_str(&request.body).unwrap();
+    assert_eq!(body["stream"], true);
+    assert_eq!(body["max_tokens"], 8192);
+    assert_eq!(body["temperature"], 0.0);
+    assert_eq!(body["system"][0]["cache_control"]["type"], "ephemeral");
+    let messages = body["messages"].as_array().unwrap();
+    // Both user messages are among the last two: their last blocks carry a breakpoint.
+    assert_eq!(messages[0]["content"][0]["cache_control"]["type"], "ephemeral");
+    assert_eq!(messages[2]["content"][2]["cache_control"]["type"], "ephemeral");
+    assert!(messages[2]["content"][0].get("cache_control").is_none());
+    // Unsigned reasoning is not sent back; signed reasoning is.
+    let assistant = messages[1]["content"].as_array().unwrap();
+    assert_eq!(assistant.len(), 3);
+    assert_eq!(assistant[0], json!({"type": "thinking", "thinking": "hm", "signature": "sig"}));
+    assert_eq!(messages[2]["content"][0]["content"][0], json!({"type": "text", "text": "1 | Helo"}));
+    assert_eq!(body["tools"][0]["input_schema"]["required"][0], "path");
+    assert_eq!(body["tool_choice"]["type"], "any");
+}
+
+#[test]
+fn anthropic_request_with_reasoning_budget_has_no_temperature_and_no_key_when_omitted() {
+    let mut request = sample_request(true);
+    request.model.reasoning_budget = Some(4000);
+    request.model.api_key = None;
+    request.model.prompt_cache = false;
+    request.model.base_url = Some("https://proxy.example/anthropic/".into());
+    request.model.headers.insert("X-Trace".into(), "1".into());
+    let built = build_request(Format::Anthropic, &request);
+    assert_eq!(built.url, "https://proxy.example/anthropic/v1/messages");
+    assert!(!built.headers.contains_key("x-api-key"));
+    assert_eq!(built.headers["x-trace"], "1");
+    let body: Value = serde_json::from_str(&built.body).unwrap();
+    assert_eq!(body["thinking"], json!({"type": "enabled", "budget_tokens": 4000}));
+    assert!(body.get("temperature").is_none());
+    assert_eq!(body["tool_choice"]["type"], "auto");
+    assert!(!built.body.contains("cache_control"));
+}
+
+#[test]
+fn openai_request_converts_history_and_asks_for_usage() {
+    let mut request = sample_request(true);
+    request.model.id = "gpt-4.1".into();
+    request.model.api_key = Some("sk-test".into());
+    let built = build_request(Format::OpenAi, &request);
+    assert_eq!(built.url, "https://api.openai.com/v1/chat/completions");
+    assert_eq!(built.headers["authorization"], "Bearer sk-test");
+    let body: Value = serde_json::from_str(&built.body).unwrap();
+    assert_eq!(body["stream_options"]["include_usage"], true);
+    assert_eq!(body["max_tokens"], 8192);
+    let messages = body["messages"].as_array().unwrap();
+    let roles: Vec<&str> = messages.iter().map(|m| m["role"].as_str().unwrap()).collect();
+    assert_eq!(roles, ["system", "user", "assistant", "tool", "user"]);
+    assert_eq!(messages[2]["tool_calls"][0]["function"]["arguments"], r#"{"path":"a.md"}"#);
+    assert_eq!(messages[2]["content"], "Reading.");
+    assert_eq!(messages[3], json!({"role": "tool", "tool_call_id": "toolu_1", "content": "1 | Helo"}));
+    assert_eq!(messages[4]["content"][0]["image_url"]["url"], "data:image/png;base64,iVBOR");
+    assert_eq!(body["tools"][0]["function"]["parameters"]["type"], "object");
+    assert_eq!(body["parallel_tool_calls"], false);
+}
+
+#[test]
+fn openai_reasoning_models_get_a_developer_message_and_no_temperature() {
+    let mut request = sample_request(false);
+    request.model.id = "openai/o3-mini".into();
+    request.model.reasoning_effort = Some("high".into());
+    let body: Value = serde_json::from_str(&build_request(Format::OpenAi, &request).body).unwrap();
+    assert_eq!(body["messages"][0]["role"], "developer");
+    assert_eq!(body["max_completion_tokens"], 8192);
+    assert!(body.get("temperature").is_none() && body.get("tools").is_none());
+    assert_eq!(body["reasoning_effort"], "high");
+}

@@ -1,0 +1,67 @@
+//! Native tool calls assembled from their streamed pieces.
+//!
+//! Pieces of one call share an id; their argument text is read by a [`PartialJsonObject`],
+//! so the parameters known so far are available at any point of the stream.
+
+use super::chunk::ToolCall;
+use super::partial_json::PartialJsonObject;
+
+/// One native tool call, as far as it has arrived.
+#[derive(Clone, Debug)]
+pub struct NativeToolCall {
+    /// The provider's id of the call.
+    pub id: String,
+    /// The tool's name (empty until a piece names it).
+    pub name: String,
+    /// The arguments read so far.
+    pub arguments: PartialJsonObject,
+}
+
+/// Collects the pieces of every native tool call of one reply, in order of first piece.
+#[derive(Clone, Debug, Default)]
+pub struct ToolCallAssembler {
+    calls: Vec<NativeToolCall>,
+}
+
+impl ToolCallAssembler {
+    /// An empty assembler.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a piece; returns the index of the call it belongs to. A piece without any id
+    /// belongs to the latest call.
+    pub fn push(&mut self, piece: &ToolCall) -> usize {
+        let function = &piece.function;
+        let id = function.id.as_deref().or(piece.call_id.as_deref());
+        let index = match id {
+            Some(id) => match self.calls.iter().position(|call| call.id == id) {
+                Some(index) => index,
+                None => self.open(id),
+            },
+            None if self.calls.is_empty() => self.open(""),
+            None => self.calls.len() - 1,
+        };
+        if let Some(call) = self.calls.get_mut(index) {
+            if let Some(name) = function.name.as_deref().filter(|n| !n.is_empty()) {
+                if call.name.is_empty() {
+                    call.name = name.to_owned();
+                }
+            }
+            if let Some(arguments) = &function.arguments {
+                call.arguments.push(arguments);
+            }
+        }
+        index
+    }
+
+    fn open(&mut self, id: &str) -> usize {
+        self.calls.push(NativeToolCall { id: id.to_owned(), name: String::new(), arguments: PartialJsonObject::new() });
+        self.calls.len() - 1
+    }
+
+    /// The calls, in order of their first piece.
+    pub fn calls(&self) -> &[NativeToolCall] {
+        &self.calls
+    }
+}

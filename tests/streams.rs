@@ -1,0 +1,140 @@
+//! Provider fixtures: each body decodes to its expected chunks (in the JS shape) and error,
+//! whole, split once at every byte, and fed one byte at a time; arbitrary bytes never panic.
+
+#![cfg(not(target_arch = "wasm32"))]
+#![allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::panic)]
+
+use std::fs;
+use std::path::Path;
+
+use clew::stream::{Chunk, Format, StreamDecoder, StreamError};
+use proptest::prelude::*;
+use serde_json::Value;
+
+fn format_of(name: &str) -> Format {
+    match name {
+        n if n.starts_with("anthropic") || n == "not-a-stream-json-error" => Format::Anthropic,
+        n if n.starts_with("chunks") => Format::Chunks,
+        _ => Format::OpenAi,
+    }
+}
+
+fn fixtures() -> Vec<(String, Vec<u8>, Value)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/streams");
+    let mut all: Vec<_> = fs::read_dir(&dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|e| e == "sse" || e == "jsonl"))
+        .map(|path| {
+            let name = path.file_stem().unwrap().to_str().unwrap().to_owned();
+            let expected = fs::read_to_string(dir.join(format!("{name}.expected.json"))).unwrap();
+            (name, fs::read(&path).unwrap(), serde_json::from_str(&expected).unwrap())
+        })
+        .collect();
+    all.sort_by(|a, b| a.0.cmp(&b.0));
+    assert!(all.len() >= 17, "fixtures missing");
+    all
+}
+
+fn decode(format: Format, pieces: &[&[u8]]) -> (Vec<Chunk>, Option<StreamError>) {
+    let mut decoder = StreamDecoder::new(format);
+    let mut chunks = Vec::new();
+    for piece in pieces {
+        if let Err(error) = decoder.push(piece, &mut chunks) {
+            return (chunks, Some(error));
+        }
+    }
+    let error = decoder.finish(&mut chunks).err();
+    (chunks, error)
+}
+
+fn check(name: &str, (chunks, error): (Vec<Chunk>, Option<StreamError>), expected: &Value, how: &str) {
+    let got: Vec<Value> = chunks.iter().map(|c| serde_json::to_value(c).unwrap()).collect();
+    assert_eq!(Value::Array(got), expected["chunks"], "{name} ({how}): chunks");
+    match (&error, &expected["error"]) {
+        (None, Value::Null) => {}
+        (Some(error), want) if !want.is_null() => {
+            assert_eq!(error.code(), want["code"], "{name} ({how}): {error}");
+            assert_eq!(error.is_retryable(), want["retryable"], "{name} ({how}): retryable");
+            if let Some(message) = want["message"].as_str() {
+                assert_eq!(error.to_string(), message, "{name} ({how})");
+            }
+        }
+        (got, want) => panic!("{name} ({how}): error {got:?}, expected {want}"),
+    }
+}
+
+#[test]
+fn every_fixture_decodes_whole_and_at_every_split() {
+    for (name, body, expected) in fixtures() {
+        let format = format_of(&name);
+        check(&name, decode(format, &[&body]), &expected, "whole");
+        for cut in 0..=body.len() {
+            let (a, b) = body.split_at(cut);
+            check(&name, decode(format, &[a, b]), &expected, &format!("cut at {cut}"));
+        }
+        let bytes: Vec<&[u8]> = body.chunks(1).collect();
+        check(&name, decode(format, &bytes), &expected, "byte by byte");
+    }
+}
+
+#[test]
+fn after_an_error_the_decoder_keeps_returning_it() {
+    let mut decoder = StreamDecoder::new(Format::OpenAi);
+    let mut chunks = Vec::new();
+    let first = decoder.push(b"data: {oops}\n\n", &mut chunks).unwrap_err();
+    assert_eq!(decoder.push(b"data: [DONE]\n\n", &mut chunks), Err(first.clone()));
+    assert_eq!(decoder.finish(&mut chunks), Err(first));
+}
+
+#[test]
+fn an_empty_body_is_incomplete() {
+    for format in [Format::Anthropic, Format::OpenAi] {
+        let (_, error) = decode(format, &[b""]);
+        assert_eq!(error.map(|e| e.code()), Some("CLEW_STREAM_INCOMPLETE"));
+    }
+}
+
+#[test]
+fn anthropic_usage_chunks_add_up_to_the_true_totals() {
+    let (_, body, _) = fixtures().into_iter().find(|f| f.0 == "anthropic-text").unwrap();
+    let (chunks, _) = decode(Format::Anthropic, &[&body]);
+    let mut total = clew::stream::Usage::default();
+    for chunk in &chunks {
+        if let Chunk::Usage(usage) = chunk {
+            total.add(usage);
+        }
+    }
+    // message_start said 1 output token, then message_delta said 15 and 42 (cumulative).
+    assert_eq!((total.input_tokens, total.output_tokens), (25, 42));
+    assert_eq!((total.cache_write_tokens, total.cache_read_tokens), (Some(10), Some(100)));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(3000))]
+
+    #[test]
+    fn arbitrary_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..400), cut in 0usize..400, format in 0u8..3) {
+        let format = [Format::Anthropic, Format::OpenAi, Format::Chunks][usize::from(format)];
+        let cut = cut.min(bytes.len());
+        let _ = decode(format, &[&bytes[..cut], &bytes[cut..]]);
+    }
+
+    #[test]
+    fn sse_shaped_noise_never_panics(
+        lines in prop::collection::vec(prop::sample::select(vec![
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"x\",\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"{\"}}]}}]}",
+            "event: content_block_delta", "event: message_start", "event: error", "event: content_block_start",
+            "data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\"}}",
+            "data: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"tool_use\",\"id\":\"t\",\"name\":\"n\"}}",
+            "data: {\"type\":\"message_delta\",\"delta\":{},\"usage\":{\"output_tokens\":3}}",
+            "data: {\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":18446744073709551615}}}",
+            "data: [DONE]", "data: {", "data: null", "data: []", ": c", "", "retry: 9", "id: 1", "\u{FEFF}data: {}",
+        ]), 0..30),
+        format in 0u8..3,
+    ) {
+        let format = [Format::Anthropic, Format::OpenAi, Format::Chunks][usize::from(format)];
+        let body = lines.join("\n");
+        let _ = decode(format, &[body.as_bytes()]);
+    }
+}
