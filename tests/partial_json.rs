@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 fn scalar() -> impl Strategy<Value = Value> {
     prop_oneof![
         any::<bool>().prop_map(Value::Bool),
-        any::<i32>().prop_map(|n| Value::from(n)),
+        any::<i32>().prop_map(Value::from),
         Just(Value::Null),
         "[a-z \"\\\\\n\t/é中🦀\u{1}]{0,12}".prop_map(Value::String),
     ]
@@ -29,7 +29,8 @@ fn value() -> impl Strategy<Value = Value> {
 /// JSON text of `object` with random spacing and, where `ascii` is set, non-ASCII escaped
 /// as `\uXXXX` (surrogate pairs for astral characters), as some providers send it.
 fn encode(object: &Map<String, Value>, spaced: bool, ascii: bool) -> String {
-    let mut text = if spaced { serde_json::to_string_pretty(object).unwrap() } else { serde_json::to_string(object).unwrap() };
+    let mut text =
+        if spaced { serde_json::to_string_pretty(object).unwrap() } else { serde_json::to_string(object).unwrap() };
     if ascii {
         text = text
             .chars()
@@ -48,10 +49,15 @@ fn encode(object: &Map<String, Value>, spaced: bool, ascii: bool) -> String {
 fn expected(object: &Map<String, Value>) -> Vec<(String, String)> {
     object
         .iter()
-        .map(|(k, v)| (k.clone(), match v {
-            Value::String(s) => s.clone(),
-            other => other.to_string(),
-        }))
+        .map(|(k, v)| {
+            (
+                k.clone(),
+                match v {
+                    Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                },
+            )
+        })
         .collect()
 }
 

@@ -2,6 +2,8 @@
 
 use wasm_bindgen::JsValue;
 
+use crate::core::stream::StreamError;
+
 /// Error codes shared with the TypeScript types.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Code {
@@ -9,6 +11,8 @@ pub(crate) enum Code {
     InvalidArgument,
     /// A tool or parameter name cannot be a tag (a `TypeError`).
     InvalidToolSet,
+    /// A stream format name that does not exist (a `TypeError`).
+    UnknownFormat,
 }
 
 impl Code {
@@ -16,15 +20,54 @@ impl Code {
         match self {
             Self::InvalidArgument => "CLEW_INVALID_ARGUMENT",
             Self::InvalidToolSet => "CLEW_INVALID_TOOL_SET",
+            Self::UnknownFormat => "CLEW_UNKNOWN_FORMAT",
         }
     }
+}
+
+fn set(target: &JsValue, key: &str, value: &JsValue) {
+    // NOTE: setting a property on a fresh Error object cannot fail; ignoring the result keeps
+    // this path free of panics.
+    let _ = js_sys::Reflect::set(target, &JsValue::from_str(key), value);
 }
 
 /// A `TypeError` carrying `code`.
 pub(crate) fn type_error(code: Code, message: &str) -> JsValue {
     let error = js_sys::TypeError::new(message);
-    // NOTE: setting a property on a fresh Error object cannot fail; ignoring the result keeps
-    // this path free of panics.
-    let _ = js_sys::Reflect::set(&error, &JsValue::from_str("code"), &JsValue::from_str(code.as_str()));
+    set(&error, "code", &JsValue::from_str(code.as_str()));
     error.into()
+}
+
+/// A stream error as a JS `Error` named `ClewStreamError`, with `code`, `retryable` and the
+/// variant's details (`status`, `kind`, `retryAfterMs`, `body`, `line`, `limit`).
+pub(crate) fn stream_error(error: &StreamError) -> JsValue {
+    let js = js_sys::Error::new(&error.to_string());
+    js.set_name("ClewStreamError");
+    let js: JsValue = js.into();
+    set(&js, "code", &JsValue::from_str(error.code()));
+    set(&js, "retryable", &JsValue::from_bool(error.is_retryable()));
+    let text = |s: &str| JsValue::from_str(s);
+    match error {
+        StreamError::Http { status, message, kind, retry_after_ms } => {
+            set(&js, "status", &JsValue::from(*status));
+            set(&js, "providerMessage", &text(message));
+            if let Some(kind) = kind {
+                set(&js, "kind", &text(kind));
+            }
+            if let Some(ms) = retry_after_ms {
+                set(&js, "retryAfterMs", &JsValue::from_f64(*ms as f64));
+            }
+        }
+        StreamError::Provider { kind, message } => {
+            set(&js, "kind", &text(kind));
+            set(&js, "providerMessage", &text(message));
+        }
+        StreamError::NotSse { body } => set(&js, "body", &text(body)),
+        StreamError::MalformedJson { line, .. } | StreamError::InvalidUtf8 { line } => set(&js, "line", &text(line)),
+        StreamError::LineTooLong { limit } | StreamError::EventTooLarge { limit } => {
+            set(&js, "limit", &JsValue::from_f64(*limit as f64));
+        }
+        _ => {}
+    }
+    js
 }

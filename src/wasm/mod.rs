@@ -9,8 +9,12 @@
 mod blocks_js;
 mod error;
 mod parser;
+mod request;
+mod stream;
 
 pub use parser::{parse_assistant_message, AssistantMessageParser};
+pub use request::{build_request, model_cost};
+pub use stream::{read_model_stream, sse_decoder, StreamDecoder};
 mod types;
 
 #[cfg(feature = "bench")]

@@ -90,3 +90,4 @@ fn bad_tool_set_is_a_type_error_with_a_code() {
         assert!(code == "CLEW_INVALID_TOOL_SET" || code == "CLEW_INVALID_ARGUMENT", "{spec}: {code}");
     }
 }
+mod streams;

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
 
-use super::{join_url, Content, ContentBlock, HttpRequest, ModelRequest, Role};
+use super::{join_url, put, Content, ContentBlock, HttpRequest, ModelRequest, Role};
 
 const CACHE: &str = r#"{"type":"ephemeral"}"#;
 
@@ -47,13 +47,13 @@ pub fn build_anthropic(request: &ModelRequest) -> HttpRequest {
     if !request.system.is_empty() {
         let mut system = json!({ "type": "text", "text": request.system });
         if cache {
-            system["cache_control"] = cache_control();
+            put(&mut system, "cache_control", cache_control());
         }
-        body["system"] = json!([system]);
+        put(&mut body, "system", json!([system]));
     }
     match settings.reasoning_budget() {
-        Some(budget) => body["thinking"] = json!({ "type": "enabled", "budget_tokens": budget }),
-        None => body["temperature"] = json!(settings.temperature.unwrap_or(0.0)),
+        Some(budget) => put(&mut body, "thinking", json!({ "type": "enabled", "budget_tokens": budget })),
+        None => put(&mut body, "temperature", json!(settings.temperature.unwrap_or(0.0))),
     }
     if !request.tools.is_empty() {
         let tools: Vec<Value> = request
@@ -61,9 +61,9 @@ pub fn build_anthropic(request: &ModelRequest) -> HttpRequest {
             .iter()
             .map(|t| json!({ "name": t.name, "description": t.description, "input_schema": t.input_schema }))
             .collect();
-        body["tools"] = json!(tools);
+        put(&mut body, "tools", json!(tools));
         let choice = if settings.reasoning_budget().is_some() { "auto" } else { "any" };
-        body["tool_choice"] = json!({ "type": choice });
+        put(&mut body, "tool_choice", json!({ "type": choice }));
     }
 
     let mut headers = BTreeMap::new();
@@ -82,7 +82,7 @@ fn message_json(role: Role, content: &Content, breakpoint: bool) -> Value {
     let mut blocks: Vec<Value> = content.blocks().iter().filter_map(block_json).collect();
     if breakpoint {
         if let Some(last) = blocks.last_mut() {
-            last["cache_control"] = cache_control();
+            put(last, "cache_control", cache_control());
         }
     }
     json!({ "role": role, "content": blocks })
@@ -96,7 +96,7 @@ fn block_json(block: &ContentBlock) -> Option<Value> {
             let inner: Vec<Value> = content.blocks().iter().filter_map(block_json).collect();
             let mut result = json!({ "type": "tool_result", "tool_use_id": tool_use_id, "content": inner });
             if *is_error {
-                result["is_error"] = json!(true);
+                put(&mut result, "is_error", json!(true));
             }
             result
         }

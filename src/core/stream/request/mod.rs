@@ -237,6 +237,13 @@ pub fn build_request(format: Format, request: &ModelRequest) -> HttpRequest {
     }
 }
 
+/// Sets `key` on a JSON object (a no-op on anything else, which never happens here).
+fn put(object: &mut serde_json::Value, key: &str, value: serde_json::Value) {
+    if let serde_json::Value::Object(map) = object {
+        map.insert(key.to_owned(), value);
+    }
+}
+
 /// `base` without a trailing slash, followed by `path`.
 fn join_url(base: Option<&str>, default: &str, path: &str) -> String {
     let base = base.map(str::trim).filter(|b| !b.is_empty()).unwrap_or(default);

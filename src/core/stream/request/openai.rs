@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
 
-use super::{join_url, Content, ContentBlock, HttpRequest, ImageSource, Message, ModelRequest, Role};
+use super::{join_url, put, Content, ContentBlock, HttpRequest, ImageSource, Message, ModelRequest, Role};
 
 /// Builds a streaming Chat Completions request that asks for usage in the stream.
 ///
@@ -31,13 +31,13 @@ pub fn build_openai(request: &ModelRequest) -> HttpRequest {
         "stream_options": { "include_usage": true },
     });
     if reasoning_model {
-        body["max_completion_tokens"] = json!(settings.max_tokens());
+        put(&mut body, "max_completion_tokens", json!(settings.max_tokens()));
     } else {
-        body["max_tokens"] = json!(settings.max_tokens());
-        body["temperature"] = json!(settings.temperature.unwrap_or(0.0));
+        put(&mut body, "max_tokens", json!(settings.max_tokens()));
+        put(&mut body, "temperature", json!(settings.temperature.unwrap_or(0.0)));
     }
     if let Some(effort) = &settings.reasoning_effort {
-        body["reasoning_effort"] = json!(effort);
+        put(&mut body, "reasoning_effort", json!(effort));
     }
     if !request.tools.is_empty() {
         let tools: Vec<Value> = request
@@ -47,9 +47,9 @@ pub fn build_openai(request: &ModelRequest) -> HttpRequest {
                 json!({ "type": "function", "function": { "name": t.name, "description": t.description, "parameters": t.input_schema } })
             })
             .collect();
-        body["tools"] = json!(tools);
-        body["tool_choice"] = json!("auto");
-        body["parallel_tool_calls"] = json!(false);
+        put(&mut body, "tools", json!(tools));
+        put(&mut body, "tool_choice", json!("auto"));
+        put(&mut body, "parallel_tool_calls", json!(false));
     }
 
     let mut headers = BTreeMap::new();
@@ -93,7 +93,7 @@ fn push_message(message: &Message, out: &mut Vec<Value>) {
                 .collect();
             let mut assistant = json!({ "role": "assistant", "content": text.join("") });
             if !calls.is_empty() {
-                assistant["tool_calls"] = json!(calls);
+                put(&mut assistant, "tool_calls", json!(calls));
             }
             out.push(assistant);
         }
