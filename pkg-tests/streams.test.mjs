@@ -1,0 +1,99 @@
+// Model streams through the installed package in Node: fetch against a local HTTP server
+// that dribbles provider fixtures, read with readModelStream / sseDecoder / StreamDecoder.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { createServer } from "node:http";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { readModelStream, sseDecoder, StreamDecoder, buildRequest, modelCost } from "clew";
+import { repoRoot } from "./package-dir.mjs";
+
+const fixtureDir = join(repoRoot, "tests/fixtures/streams");
+const fixture = (name, ext = "sse") => readFileSync(join(fixtureDir, `${name}.${ext}`));
+const expected = (name) => JSON.parse(readFileSync(join(fixtureDir, `${name}.expected.json`), "utf8"));
+
+let server;
+let base;
+before(async () => {
+  server = createServer(async (req, res) => {
+    const url = new URL(req.url, "http://x");
+    if (url.pathname === "/rate-limited") {
+      res.writeHead(429, { "content-type": "application/json", "retry-after": "2" });
+      res.end(JSON.stringify({ type: "error", error: { type: "rate_limit_error", message: "Too many requests" } }));
+      return;
+    }
+    const [name, ext] = url.pathname.slice(1).split(".");
+    const body = fixture(name, ext);
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    const piece = Number(url.searchParams.get("piece") ?? 17);
+    for (let at = 0; at < body.length; at += piece) {
+      res.write(body.subarray(at, at + piece));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    res.end();
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  base = `http://127.0.0.1:${server.address().port}`;
+});
+after(() => new Promise((resolve) => server.close(resolve)));
+
+async function collect(stream) {
+  const chunks = [];
+  for await (const chunk of stream) chunks.push(chunk);
+  return chunks;
+}
+
+for (const [name, format] of [["anthropic-thinking-tool", "anthropic"], ["openai-tools", "openai"], ["deepseek-reasoning", "openai"], ["openrouter-cr", "openai"]]) {
+  test(`fetch + readModelStream decodes ${name}`, async () => {
+    const response = await fetch(`${base}/${name}.sse?piece=11`);
+    assert.deepEqual(await collect(await readModelStream(response, format)), expected(name).chunks);
+  });
+}
+
+test("an error sent inside the stream errors the chunk stream after the chunks before it", async () => {
+  const response = await fetch(`${base}/anthropic-overloaded.sse`);
+  const seen = [];
+  await assert.rejects(async () => { for await (const chunk of await readModelStream(response, "anthropic")) seen.push(chunk); },
+    (e) => e.name === "ClewStreamError" && e.code === "CLEW_PROVIDER_ERROR" && e.kind === "overloaded_error" && e.retryable === true);
+  assert.deepEqual(seen, expected("anthropic-overloaded").chunks);
+});
+
+test("an HTTP error status rejects with status, provider message and retry-after", async () => {
+  const response = await fetch(`${base}/rate-limited`);
+  await assert.rejects(readModelStream(response, "anthropic"), (e) =>
+    e.code === "CLEW_HTTP_ERROR" && e.status === 429 && e.retryAfterMs === 2000 && e.providerMessage === "Too many requests" && e.retryable);
+});
+
+test("sseDecoder is a TransformStream for pipeThrough", async () => {
+  const response = await fetch(`${base}/openai-text.sse?piece=3`);
+  assert.deepEqual(await collect(response.body.pipeThrough(sseDecoder("openai"))), expected("openai-text").chunks);
+  assert.throws(() => sseDecoder("gemini"), (e) => e instanceof TypeError && e.code === "CLEW_UNKNOWN_FORMAT");
+});
+
+test("StreamDecoder decodes synchronously and hands back the chunks decoded before an error", () => {
+  const decoder = new StreamDecoder("chunks");
+  const body = fixture("chunks-error", "jsonl");
+  let chunks = [];
+  assert.throws(() => { chunks = decoder.push(body); }, (e) => {
+    chunks = e.chunks;
+    return e.code === "CLEW_PROVIDER_ERROR";
+  });
+  assert.deepEqual(chunks, expected("chunks-error").chunks);
+});
+
+test("buildRequest makes a fetch-ready request; modelCost prices usage", () => {
+  const request = buildRequest("openai", {
+    system: "Be brief.",
+    messages: [{ role: "user", content: "hi" }],
+    tools: [{ name: "read_file", description: "Reads", inputSchema: { type: "object" } }],
+    model: { id: "gpt-4.1-mini", apiKey: "sk-x", baseUrl: "http://127.0.0.1:1/v1" },
+  });
+  assert.equal(request.url, "http://127.0.0.1:1/v1/chat/completions");
+  assert.equal(request.headers.authorization, "Bearer sk-x");
+  const body = JSON.parse(request.body);
+  assert.equal(body.stream, true);
+  assert.deepEqual(body.stream_options, { include_usage: true });
+  assert.equal(body.tools[0].function.name, "read_file");
+  assert.equal(modelCost({ inputPrice: 1, outputPrice: 2 }, { inputTokens: 500000, outputTokens: 250000 }), 1);
+  assert.equal(modelCost({ inputPrice: 1 }, { inputTokens: 5, outputTokens: 0, totalCost: 0.25 }), 0.25);
+});
