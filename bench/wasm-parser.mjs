@@ -13,7 +13,7 @@ const clew = await import(`${pkgDir}/node.js`);
 const { AssistantMessageParser, parseAssistantMessage, benchNoop, benchStringSpans, benchCopyInOut } = clew;
 
 function minTime(runs, f) {
-  f();
+  for (let i = 0; i < 5; i++) f(); // let the JIT settle first
   let best = Infinity;
   for (let i = 0; i < runs; i++) {
     const start = process.hrtime.bigint();

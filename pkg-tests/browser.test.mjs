@@ -15,7 +15,8 @@ const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "
 
 test("the demo page streams its sample through the package in Chromium, and the page decodes a fetched model stream", async () => {
   assert.match(entryFor(["browser", "import"]), /browser\.js$/);
-  const server = await serve({ "/pkg/": packageDir, "/fixtures/": join(repoRoot, "tests/fixtures/streams"), "/": join(repoRoot, "www") });
+  const fixtures = join(repoRoot, "tests/fixtures/streams");
+  const server = await serve({ "/pkg/": packageDir, "/fixtures/": fixtures, "/": join(repoRoot, "www") });
   const profile = mkdtempSync(join(tmpdir(), "clew-chromium-"));
   const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: ARGS });
   try {

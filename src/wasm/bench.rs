@@ -39,3 +39,20 @@ pub fn bench_copy_in_out(text: &str, spans: &[u32]) -> Array {
         })
         .collect()
 }
+
+/// Decodes a whole body in 4 KiB pieces without converting chunks to JS: the core's own
+/// cost in wasm, to tell it apart from the boundary's.
+#[wasm_bindgen(js_name = benchDecodeOnly)]
+pub fn bench_decode_only(format: &str, body: &[u8]) -> usize {
+    let Ok(format) = format.parse() else { return 0 };
+    let mut decoder = crate::core::stream::StreamDecoder::new(format);
+    let mut out = Vec::new();
+    let mut count = 0;
+    for piece in body.chunks(4096) {
+        let _ = decoder.push(piece, &mut out);
+        count += out.len();
+        out.clear();
+    }
+    let _ = decoder.finish(&mut out);
+    count + out.len()
+}

@@ -27,6 +27,19 @@ fn chunk_to_js(chunk: &Chunk) -> JsValue {
     serde::Serialize::serialize(chunk, &SERIALIZER).unwrap_or(JsValue::UNDEFINED)
 }
 
+/// Many chunks as a JS array. They cross as one JSON text parsed by the engine: measured
+/// several times cheaper than building each object through the boundary.
+fn chunks_to_js(chunks: &[Chunk]) -> Array {
+    match chunks {
+        [] => Array::new(),
+        [one] => std::iter::once(chunk_to_js(one)).collect(),
+        many => serde_json::to_string(many)
+            .ok()
+            .and_then(|json| js_sys::JSON::parse(&json).ok())
+            .map_or_else(|| many.iter().map(chunk_to_js).collect(), JsCast::unchecked_into),
+    }
+}
+
 /// Decodes a provider's response body, pushed in byte chunks, into chunk objects.
 ///
 /// Chunk objects have the reference loop's shape: `{type:"text", text}`,
@@ -68,7 +81,7 @@ impl StreamDecoder {
     }
 
     fn take(&mut self, result: Result<(), StreamError>) -> Result<Array, JsValue> {
-        let chunks: Array = self.out.iter().map(chunk_to_js).collect();
+        let chunks = chunks_to_js(&self.out);
         self.out.clear();
         match result {
             Ok(()) => Ok(chunks),
