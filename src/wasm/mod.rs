@@ -11,10 +11,12 @@ mod error;
 mod parser;
 mod request;
 mod stream;
+mod tool_calls;
 
 pub use parser::{parse_assistant_message, AssistantMessageParser};
 pub use request::{build_request, model_cost};
 pub use stream::{read_model_stream, sse_decoder, StreamDecoder};
+pub use tool_calls::ToolCallAssembler;
 mod types;
 
 #[cfg(feature = "bench")]

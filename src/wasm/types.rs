@@ -77,6 +77,18 @@ export interface ClewStreamError extends Error {
   chunks?: Chunk[];
 }
 
+/** A native tool call as far as it has arrived (ToolCallAssembler). */
+export interface NativeToolCall {
+  id: string;
+  name: string;
+  /** Arguments known so far: strings as they are (the one streaming included), others as JSON text. */
+  params: Record<string, string>;
+  /** The arguments' JSON object is closed. */
+  complete: boolean;
+  /** The arguments are not a JSON object. */
+  invalid: boolean;
+}
+
 /** A history content block, in Anthropic's shape. */
 export type ContentBlock =
   | { type: "text"; text: string }

@@ -189,3 +189,43 @@ fn build_request_and_model_cost_take_plain_objects() {
     let bad = js_sys::JSON::parse(r#"{"inputTokens": "many"}"#).unwrap();
     assert_eq!(code_of(&model_cost(info, bad).err().unwrap()), "CLEW_INVALID_ARGUMENT");
 }
+
+#[wasm_bindgen_test]
+fn tool_call_assembler_shows_params_while_they_stream() {
+    use clew::wasm::ToolCallAssembler;
+    let chunks: Value = serde_json::from_str(FIXTURES[1].3).unwrap();
+    let mut calls = ToolCallAssembler::new();
+    for chunk in chunks["chunks"].as_array().unwrap().iter().filter(|c| c["type"] == "tool_calls") {
+        calls.push(&js_sys::JSON::parse(&chunk.to_string()).unwrap()).unwrap();
+    }
+    // A third call whose string argument is cut mid-way shows what has arrived.
+    let piece = |arguments: &str| {
+        js_sys::JSON::parse(
+            &json!({"call_id": "c3", "function": {"id": "c3", "name": "write_to_file", "arguments": arguments}})
+                .to_string(),
+        )
+        .unwrap()
+    };
+    assert_eq!(calls.push(&piece(r##"{"path": "notes.md", "content": "# Ti"##)).unwrap(), 2);
+    let partial = to_json(&calls.call(2));
+    assert_eq!(partial["params"], json!({"path": "notes.md", "content": "# Ti"}));
+    assert_eq!(partial["complete"], false);
+    calls
+        .push(&piece(
+            r#"tle
+"}"#,
+        ))
+        .unwrap();
+    assert_eq!(to_json(&calls.call(2))["params"]["content"], "# Title\n");
+    assert_eq!(calls.length(), 3);
+    assert_eq!(
+        to_json(&calls.calls().into()),
+        json!([
+            {"id": "call_A", "name": "read_file", "params": {"path": "a.md"}, "complete": true, "invalid": false},
+            {"id": "call_B", "name": "list_files", "params": {"path": "src"}, "complete": true, "invalid": false},
+            {"id": "c3", "name": "write_to_file", "params": {"path": "notes.md", "content": "# Title\n"}, "complete": true, "invalid": false}
+        ])
+    );
+    assert!(calls.call(3).is_undefined());
+    assert_eq!(code_of(&calls.push(&JsValue::from(3)).err().unwrap()), "CLEW_INVALID_ARGUMENT");
+}

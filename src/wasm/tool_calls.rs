@@ -1,0 +1,101 @@
+//! `ToolCallAssembler`: native tool calls put back together from `tool_calls` chunks, with
+//! the parameters known so far while their JSON still streams.
+
+use js_sys::{Array, Object, Reflect};
+use wasm_bindgen::prelude::*;
+
+use super::error::{type_error, Code};
+use crate::core::stream::{NativeToolCall, ToolCall, ToolCallAssembler as CoreAssembler, ToolCallFunction};
+
+fn text_field(object: &JsValue, key: &str) -> Option<String> {
+    Reflect::get(object, &JsValue::from_str(key)).ok().and_then(|value| value.as_string())
+}
+
+/// Reads `{tool_call: {call_id?, function: {id?, name?, arguments?}}}` or the bare `tool_call`.
+fn piece_from_js(chunk: &JsValue) -> Result<ToolCall, JsValue> {
+    let bad = || type_error(Code::InvalidArgument, "push takes a tool_calls chunk or its tool_call object");
+    if !chunk.is_object() {
+        return Err(bad());
+    }
+    let inner =
+        Reflect::get(chunk, &"tool_call".into()).ok().filter(JsValue::is_object).unwrap_or_else(|| chunk.clone());
+    let function = Reflect::get(&inner, &"function".into()).ok().filter(JsValue::is_object).ok_or_else(bad)?;
+    Ok(ToolCall {
+        call_id: text_field(&inner, "call_id"),
+        function: ToolCallFunction {
+            id: text_field(&function, "id"),
+            name: text_field(&function, "name"),
+            arguments: text_field(&function, "arguments"),
+        },
+    })
+}
+
+fn call_to_js(call: &NativeToolCall) -> JsValue {
+    let params = Object::new();
+    for (name, value) in call.arguments.members() {
+        let _ = Reflect::set(&params, &JsValue::from_str(name), &JsValue::from_str(value));
+    }
+    let object = Object::new();
+    let fields: [(&str, JsValue); 5] = [
+        ("id", JsValue::from_str(&call.id)),
+        ("name", JsValue::from_str(&call.name)),
+        ("params", params.into()),
+        ("complete", JsValue::from_bool(call.arguments.is_complete())),
+        ("invalid", JsValue::from_bool(call.arguments.is_invalid())),
+    ];
+    for (key, value) in fields {
+        let _ = Reflect::set(&object, &JsValue::from_str(key), &value);
+    }
+    object.into()
+}
+
+/// Puts native tool calls back together from their streamed `tool_calls` chunks.
+///
+/// Each call reads as `{id, name, params, complete, invalid}`: `params` holds every argument
+/// known so far (strings as they are, other values as JSON text), including the string
+/// being streamed, so a UI can show the call as it is written. Reading a call copies its
+/// params; read only the call a push changed.
+#[wasm_bindgen]
+pub struct ToolCallAssembler {
+    inner: CoreAssembler,
+}
+
+impl Default for ToolCallAssembler {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+#[wasm_bindgen]
+impl ToolCallAssembler {
+    /// An empty assembler, for one reply.
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> Self {
+        Self { inner: CoreAssembler::new() }
+    }
+
+    /// Adds a `tool_calls` chunk (or its `tool_call`); returns the index of its call.
+    ///
+    /// @throws TypeError (code `CLEW_INVALID_ARGUMENT`) for anything else.
+    pub fn push(&mut self, chunk: &JsValue) -> Result<usize, JsValue> {
+        Ok(self.inner.push(&piece_from_js(chunk)?))
+    }
+
+    /// Call `index`, or `undefined` past the end.
+    #[wasm_bindgen(unchecked_return_type = "NativeToolCall | undefined")]
+    pub fn call(&self, index: usize) -> JsValue {
+        self.inner.calls().get(index).map_or(JsValue::UNDEFINED, call_to_js)
+    }
+
+    /// Every call, in order of first piece.
+    #[wasm_bindgen(unchecked_return_type = "NativeToolCall[]")]
+    pub fn calls(&self) -> Array {
+        self.inner.calls().iter().map(call_to_js).collect()
+    }
+
+    /// The number of calls.
+    #[wasm_bindgen(getter)]
+    pub fn length(&self) -> usize {
+        self.inner.calls().len()
+    }
+}
