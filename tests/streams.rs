@@ -138,3 +138,18 @@ proptest! {
         let _ = decode(format, &[body.as_bytes()]);
     }
 }
+
+#[test]
+fn openai_null_counts_and_indices_are_tolerated() {
+    let body = b"data: {\"choices\":[{\"index\":null,\"delta\":{\"content\":\"a\"},\"finish_reason\":\"stop\"}],\"usage\":{\"prompt_tokens\":null,\"completion_tokens\":2,\"prompt_tokens_details\":null}}\n\ndata: [DONE]\n\n";
+    let (chunks, error) = decode(Format::OpenAi, &[body]);
+    assert_eq!(error, None);
+    assert_eq!(
+        chunks,
+        [
+            Chunk::text("a"),
+            Chunk::Stop { reason: "stop".into() },
+            Chunk::Usage(clew::stream::Usage { output_tokens: 2, ..Default::default() })
+        ]
+    );
+}

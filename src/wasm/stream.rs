@@ -101,7 +101,14 @@ fn bytes_of(value: &JsValue, buffer: &mut Vec<u8>) -> Result<(), JsValue> {
     if let Some(text) = value.as_string() {
         buffer.extend_from_slice(text.as_bytes());
     } else if value.is_instance_of::<Uint8Array>() || value.is_instance_of::<js_sys::ArrayBuffer>() {
-        let array = Uint8Array::new(value);
+        let view;
+        let array = match value.dyn_ref::<Uint8Array>() {
+            Some(array) => array,
+            None => {
+                view = Uint8Array::new(value);
+                &view
+            }
+        };
         buffer.resize(array.length() as usize, 0);
         array.copy_to(buffer);
     } else {

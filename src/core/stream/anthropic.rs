@@ -193,7 +193,10 @@ impl AnthropicDecoder {
                 signature: None,
                 redacted_data: block.data,
             }),
-            "tool_use" | "server_tool_use" => {
+            // NOTE: unlike the reference, the call is announced as soon as it starts (name
+            // and id, no arguments yet), so a UI can show it before its input streams.
+            // Server tools (`server_tool_use`) run at the provider and are not announced.
+            "tool_use" => {
                 let (id, name) = (block.id.unwrap_or_default(), block.name.unwrap_or_default());
                 out.push(Chunk::tool_call(&id, Some(&name), None));
                 self.tool = Some((start.index, id, name));

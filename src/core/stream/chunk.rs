@@ -63,7 +63,7 @@ pub struct ToolCallFunction {
 
 /// Token counts (and a cost, when the provider reports one).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", default)]
 pub struct Usage {
     /// Input tokens not read from or written to the prompt cache.
     pub input_tokens: u64,

@@ -43,8 +43,7 @@ struct ChatChunk {
 
 #[derive(Deserialize)]
 struct Choice {
-    #[serde(default)]
-    index: u64,
+    index: Option<u64>,
     delta: Option<WireDelta>,
     finish_reason: Option<String>,
 }
@@ -72,10 +71,8 @@ struct WireFunction {
 
 #[derive(Deserialize)]
 struct WireUsage {
-    #[serde(default)]
-    prompt_tokens: u64,
-    #[serde(default)]
-    completion_tokens: u64,
+    prompt_tokens: Option<u64>,
+    completion_tokens: Option<u64>,
     prompt_tokens_details: Option<PromptDetails>,
     /// DeepSeek's name for cached input.
     prompt_cache_hit_tokens: Option<u64>,
@@ -106,7 +103,7 @@ impl OpenAiDecoder {
                 message: message.unwrap_or_default(),
             });
         }
-        for choice in chunk.choices.into_iter().filter(|c| c.index == 0) {
+        for choice in chunk.choices.into_iter().filter(|c| c.index.unwrap_or(0) == 0) {
             if let Some(delta) = choice.delta {
                 self.delta(delta, out);
             }
@@ -180,8 +177,9 @@ impl OpenAiDecoder {
     /// Emits the part of the (cumulative) usage not reported yet.
     fn usage(&mut self, usage: WireUsage, out: &mut Vec<Chunk>) {
         let cached = usage.prompt_tokens_details.and_then(|d| d.cached_tokens).or(usage.prompt_cache_hit_tokens);
-        let (input, output, read) =
-            (usage.prompt_tokens.saturating_sub(cached.unwrap_or(0)), usage.completion_tokens, cached.unwrap_or(0));
+        let read = cached.unwrap_or(0);
+        let input = usage.prompt_tokens.unwrap_or(0).saturating_sub(read);
+        let output = usage.completion_tokens.unwrap_or(0);
         let (r_input, r_output, r_read) = self.reported;
         self.reported = (input.max(r_input), output.max(r_output), read.max(r_read));
         out.push(Chunk::Usage(Usage {

@@ -10,6 +10,10 @@
 
 use memchr::memchr2;
 
+fn is_json_space(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n' | '\r')
+}
+
 /// An object read from JSON text that may end anywhere.
 #[derive(Clone, Debug, Default)]
 pub struct PartialJsonObject {
@@ -123,7 +127,7 @@ impl PartialJsonObject {
         match self.state {
             State::Start => match c {
                 '{' => self.state = State::BeforeKey,
-                c if c.is_whitespace() => {}
+                c if is_json_space(c) => {}
                 _ => self.state = State::Invalid,
             },
             State::BeforeKey => match c {
@@ -132,13 +136,13 @@ impl PartialJsonObject {
                     self.state = State::Key;
                 }
                 '}' => self.state = State::Done,
-                c if c.is_whitespace() => {}
+                c if is_json_space(c) => {}
                 _ => self.state = State::Invalid,
             },
             State::Key => self.string_char(c, State::AfterKey),
             State::AfterKey => match c {
                 ':' => self.state = State::BeforeValue,
-                c if c.is_whitespace() => {}
+                c if is_json_space(c) => {}
                 _ => self.state = State::Invalid,
             },
             State::BeforeValue => match c {
@@ -146,7 +150,7 @@ impl PartialJsonObject {
                     self.value.clear();
                     self.state = State::StringValue;
                 }
-                c if c.is_whitespace() => {}
+                c if is_json_space(c) => {}
                 _ => {
                     self.value_start = self.pos - c.len_utf8();
                     (self.depth, self.in_string, self.escaped) = (0, false, false);
@@ -159,7 +163,7 @@ impl PartialJsonObject {
             State::AfterValue => match c {
                 ',' => self.state = State::BeforeKey,
                 '}' => self.state = State::Done,
-                c if c.is_whitespace() => {}
+                c if is_json_space(c) => {}
                 _ => self.state = State::Invalid,
             },
             State::Done | State::Invalid => {}
