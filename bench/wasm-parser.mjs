@@ -6,22 +6,13 @@
 //          text after every chunk), and 200k vs 50k (linear is 4x the bytes).
 // Times are the minimum over repeated runs (wall clock, one thread).
 import { readFileSync } from "node:fs";
+import { minTime } from "./timing.mjs";
 
 const pkgDir = process.argv[2];
 const fixtures = process.argv[3];
 const clew = await import(`${pkgDir}/node.js`);
 const { AssistantMessageParser, parseAssistantMessage, benchNoop, benchStringSpans, benchCopyInOut } = clew;
 
-function minTime(runs, f) {
-  for (let i = 0; i < 5; i++) f(); // let the JIT settle first
-  let best = Infinity;
-  for (let i = 0; i < runs; i++) {
-    const start = process.hrtime.bigint();
-    f();
-    best = Math.min(best, Number(process.hrtime.bigint() - start) / 1e6);
-  }
-  return best;
-}
 const ms = (t) => `${t.toFixed(3)} ms`;
 const x = (a, b) => `${(a / b).toFixed(2)}x`;
 

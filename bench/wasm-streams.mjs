@@ -4,21 +4,12 @@
 //   baseline: plain JS, TextDecoder (streaming) + line split + JSON.parse of each data line
 // Times are the minimum over repeated runs (wall clock, one thread).
 import { readFileSync } from "node:fs";
+import { minTime } from "./timing.mjs";
 
 const [pkgDir, fixtures] = process.argv.slice(2);
 const { StreamDecoder, benchDecodeOnly } = await import(`${pkgDir}/node.js`);
 const PIECE = 4096;
 
-function minTime(runs, f) {
-  for (let i = 0; i < 5; i++) f(); // let the JIT settle first
-  let best = Infinity;
-  for (let i = 0; i < runs; i++) {
-    const start = process.hrtime.bigint();
-    f();
-    best = Math.min(best, Number(process.hrtime.bigint() - start) / 1e6);
-  }
-  return best;
-}
 
 function jsBaseline(pieces) {
   const decoder = new TextDecoder();

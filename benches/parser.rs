@@ -7,8 +7,12 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, missing_docs)]
 
+mod common;
+
 use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use common::{mbps, min_time};
 
 use clew::parser::{parse_raw, IncrementalParser, ToolSet};
 
@@ -17,25 +21,8 @@ fn chunks(path: &str) -> Vec<String> {
     json["chunks"].as_array().unwrap().iter().map(|c| c.as_str().unwrap().to_owned()).collect()
 }
 
-/// Minimum wall time of `f` over `runs` runs (after one warm-up run).
-fn min_time(runs: usize, mut f: impl FnMut()) -> Duration {
-    f();
-    (0..runs)
-        .map(|_| {
-            let start = Instant::now();
-            f();
-            start.elapsed()
-        })
-        .min()
-        .unwrap()
-}
-
 fn ms(d: Duration) -> String {
     format!("{:.3} ms", d.as_secs_f64() * 1e3)
-}
-
-fn mbps(bytes: usize, d: Duration) -> String {
-    format!("{:.0} MB/s", bytes as f64 / d.as_secs_f64() / 1e6)
 }
 
 fn main() {

@@ -7,29 +7,16 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, missing_docs)]
 
+mod common;
+
 use std::hint::black_box;
-use std::time::{Duration, Instant};
+
+use common::{mbps, min_time};
 
 use clew::stream::lines::{LineSplitter, LineTooLong};
 use clew::stream::{Format, StreamDecoder};
 
 const PIECE: usize = 4096;
-
-fn min_time(runs: usize, mut f: impl FnMut()) -> Duration {
-    f();
-    (0..runs)
-        .map(|_| {
-            let start = Instant::now();
-            f();
-            start.elapsed()
-        })
-        .min()
-        .unwrap()
-}
-
-fn mbps(bytes: usize, d: Duration) -> String {
-    format!("{:.0} MB/s", bytes as f64 / d.as_secs_f64() / 1e6)
-}
 
 fn main() {
     let root = env!("CARGO_MANIFEST_DIR");
