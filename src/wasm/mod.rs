@@ -17,6 +17,7 @@ pub use parser::{parse_assistant_message, AssistantMessageParser};
 pub use request::{build_request, model_cost};
 pub use stream::{read_model_stream, sse_decoder, StreamDecoder};
 pub use tool_calls::ToolCallAssembler;
+pub use types::ToolSetSpecJs;
 mod types;
 
 #[cfg(feature = "bench")]

@@ -5,6 +5,7 @@ use wasm_bindgen::prelude::*;
 
 use super::blocks_js::{block_to_js, blocks_to_js};
 use super::error::{type_error, Code};
+use super::types::ToolSetSpecJs;
 use crate::core::parser::{parse_raw, BlockRef, IncrementalParser, ToolSet};
 
 thread_local! {
@@ -24,8 +25,8 @@ fn string_list(spec: &JsValue, field: &str) -> Result<Vec<String>, JsValue> {
 }
 
 /// The tool set named by an optional `ToolSetSpec` argument.
-fn tool_set(spec: Option<JsValue>) -> Result<ToolSet, JsValue> {
-    let Some(spec) = spec.filter(|value| !value.is_undefined() && !value.is_null()) else {
+fn tool_set(spec: Option<ToolSetSpecJs>) -> Result<ToolSet, JsValue> {
+    let Some(spec) = spec.map(JsValue::from).filter(|value| !value.is_undefined() && !value.is_null()) else {
         return Ok(REFERENCE_TOOLS.with(ToolSet::clone));
     };
     if !spec.is_object() {
@@ -42,10 +43,7 @@ fn tool_set(spec: Option<JsValue>) -> Result<ToolSet, JsValue> {
 /// @param tools - which tags exist; the reference tool set when omitted.
 /// @throws TypeError (code `CLEW_INVALID_ARGUMENT` or `CLEW_INVALID_TOOL_SET`) for a bad `tools`.
 #[wasm_bindgen(js_name = parseAssistantMessage, unchecked_return_type = "Block[]")]
-pub fn parse_assistant_message(
-    text: &str,
-    #[wasm_bindgen(unchecked_param_type = "ToolSetSpec")] tools: Option<JsValue>,
-) -> Result<Array, JsValue> {
+pub fn parse_assistant_message(text: &str, tools: Option<ToolSetSpecJs>) -> Result<Array, JsValue> {
     let parse = |tools: &ToolSet| {
         let raw = parse_raw(text, tools);
         blocks_to_js(raw.iter().map(|block| BlockRef::new(block, text, tools)))
@@ -75,7 +73,7 @@ impl AssistantMessageParser {
     ///
     /// @throws TypeError (code `CLEW_INVALID_ARGUMENT` or `CLEW_INVALID_TOOL_SET`) for a bad `tools`.
     #[wasm_bindgen(constructor)]
-    pub fn new(#[wasm_bindgen(unchecked_param_type = "ToolSetSpec")] tools: Option<JsValue>) -> Result<Self, JsValue> {
+    pub fn new(tools: Option<ToolSetSpecJs>) -> Result<Self, JsValue> {
         Ok(Self { inner: IncrementalParser::new(tool_set(tools)?) })
     }
 

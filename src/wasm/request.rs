@@ -22,7 +22,7 @@ fn from_js<T: serde::de::DeserializeOwned>(value: &JsValue, what: &str) -> Resul
 /// @throws TypeError (code `CLEW_INVALID_ARGUMENT` or `CLEW_UNKNOWN_FORMAT`).
 #[wasm_bindgen(js_name = buildRequest, unchecked_return_type = "HttpRequest")]
 pub fn build_request(
-    format: &str,
+    #[wasm_bindgen(unchecked_param_type = "StreamFormat")] format: &str,
     #[wasm_bindgen(unchecked_param_type = "ModelRequest")] request: JsValue,
 ) -> Result<JsValue, JsValue> {
     let format = format

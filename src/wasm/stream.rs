@@ -17,7 +17,7 @@ use crate::core::stream::{Chunk, Format, StreamDecoder as CoreDecoder, StreamErr
 /// One configuration for chunk objects: plain objects, numbers (not BigInts).
 const SERIALIZER: serde_wasm_bindgen::Serializer = serde_wasm_bindgen::Serializer::json_compatible();
 
-fn format(name: &str) -> Result<Format, JsValue> {
+fn parse_format(name: &str) -> Result<Format, JsValue> {
     name.parse()
         .map_err(|error: crate::core::stream::UnknownFormat| type_error(Code::UnknownFormat, &error.to_string()))
 }
@@ -58,8 +58,8 @@ impl StreamDecoder {
     ///
     /// @throws TypeError (code `CLEW_UNKNOWN_FORMAT`) for another name.
     #[wasm_bindgen(constructor)]
-    pub fn new(format_name: &str) -> Result<Self, JsValue> {
-        Ok(Self { inner: CoreDecoder::new(format(format_name)?), out: Vec::new() })
+    pub fn new(#[wasm_bindgen(unchecked_param_type = "StreamFormat")] format: &str) -> Result<Self, JsValue> {
+        Ok(Self { inner: CoreDecoder::new(parse_format(format)?), out: Vec::new() })
     }
 
     /// Decodes the next bytes; returns the chunks they completed.
@@ -122,8 +122,10 @@ fn bytes_of(value: &JsValue, buffer: &mut Vec<u8>) -> Result<(), JsValue> {
 ///
 /// @throws TypeError (code `CLEW_UNKNOWN_FORMAT`) for an unknown format.
 #[wasm_bindgen(js_name = sseDecoder, unchecked_return_type = "TransformStream<Uint8Array | ArrayBuffer | string, Chunk>")]
-pub fn sse_decoder(format_name: &str) -> Result<TransformStream, JsValue> {
-    let decoder = Rc::new(RefCell::new((CoreDecoder::new(format(format_name)?), Vec::new(), Vec::new())));
+pub fn sse_decoder(
+    #[wasm_bindgen(unchecked_param_type = "StreamFormat")] format: &str,
+) -> Result<TransformStream, JsValue> {
+    let decoder = Rc::new(RefCell::new((CoreDecoder::new(parse_format(format)?), Vec::new(), Vec::new())));
     let emit =
         |controller: &TransformStreamDefaultController, chunks: &mut Vec<Chunk>, result: Result<(), StreamError>| {
             for chunk in chunks.drain(..) {
@@ -160,9 +162,12 @@ pub fn sse_decoder(format_name: &str) -> Result<TransformStream, JsValue> {
 /// A response with an error status rejects with a `ClewStreamError` (code
 /// `CLEW_HTTP_ERROR`) carrying `status`, the provider's message and `kind`, `retryAfterMs`
 /// from `retry-after`, and `retryable`.
-#[wasm_bindgen(js_name = readModelStream, unchecked_return_type = "Promise<ReadableStream<Chunk>>")]
-pub async fn read_model_stream(response: Response, format_name: String) -> Result<ReadableStream, JsValue> {
-    let transform = sse_decoder(&format_name)?;
+#[wasm_bindgen(js_name = readModelStream, unchecked_return_type = "ReadableStream<Chunk>")]
+pub async fn read_model_stream(
+    response: Response,
+    #[wasm_bindgen(unchecked_param_type = "StreamFormat")] format: String,
+) -> Result<ReadableStream, JsValue> {
+    let transform = sse_decoder(&format)?;
     if !response.ok() {
         let retry_after = response.headers().get("retry-after").ok().flatten();
         let body = match response.text() {

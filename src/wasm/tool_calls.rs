@@ -77,7 +77,13 @@ impl ToolCallAssembler {
     /// Adds a `tool_calls` chunk (or its `tool_call`); returns the index of its call.
     ///
     /// @throws TypeError (code `CLEW_INVALID_ARGUMENT`) for anything else.
-    pub fn push(&mut self, chunk: &JsValue) -> Result<usize, JsValue> {
+    pub fn push(
+        &mut self,
+        #[wasm_bindgen(
+            unchecked_param_type = "Chunk | { call_id?: string; function: { id?: string; name?: string; arguments?: string } }"
+        )]
+        chunk: &JsValue,
+    ) -> Result<usize, JsValue> {
         Ok(self.inner.push(&piece_from_js(chunk)?))
     }
 

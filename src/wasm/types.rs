@@ -2,6 +2,13 @@
 
 use wasm_bindgen::prelude::wasm_bindgen;
 
+#[wasm_bindgen]
+extern "C" {
+    /// `ToolSetSpec` on the JS side: typed in TypeScript, read field by field in Rust.
+    #[wasm_bindgen(typescript_type = "ToolSetSpec")]
+    pub type ToolSetSpecJs;
+}
+
 #[wasm_bindgen(typescript_custom_section)]
 const TS_TYPES: &'static str = r#"
 /** Free text between tool calls, trimmed as JavaScript trims. */

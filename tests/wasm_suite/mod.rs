@@ -74,7 +74,9 @@ fn block_past_the_end_is_undefined() {
 #[wasm_bindgen_test]
 fn custom_tool_set_is_recognised() {
     let spec = js_sys::JSON::parse(r#"{"tools":["lookup"],"params":["term"]}"#).unwrap();
-    let blocks = blocks_from_js(parse_assistant_message("<lookup><term>x</term></lookup>", Some(spec)).unwrap().into());
+    let blocks = blocks_from_js(
+        parse_assistant_message("<lookup><term>x</term></lookup>", Some(spec.unchecked_into())).unwrap().into(),
+    );
     assert_eq!(
         blocks,
         [Block::ToolUse { name: "lookup".into(), params: vec![("term".into(), "x".into())], partial: false }]
@@ -84,7 +86,8 @@ fn custom_tool_set_is_recognised() {
 #[wasm_bindgen_test]
 fn bad_tool_set_is_a_type_error_with_a_code() {
     for spec in [r#"{"tools":["a b"],"params":[]}"#, r#"{"tools":"read_file"}"#, "42"] {
-        let error = AssistantMessageParser::new(Some(js_sys::JSON::parse(spec).unwrap())).err().unwrap();
+        let error =
+            AssistantMessageParser::new(Some(js_sys::JSON::parse(spec).unwrap().unchecked_into())).err().unwrap();
         assert!(error.is_instance_of::<js_sys::TypeError>(), "{spec}");
         let code = Reflect::get(&error, &"code".into()).unwrap().as_string().unwrap();
         assert!(code == "CLEW_INVALID_TOOL_SET" || code == "CLEW_INVALID_ARGUMENT", "{spec}: {code}");
