@@ -1,11 +1,11 @@
 // Turns wasm-pack's --target web output in pkg/ into the npm package `clew`: adds the entry
 // modules for Node, browsers/bundlers and workerd, and writes package.json with `exports`.
 import { copyFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const pkg = join(root, process.argv[2] ?? "pkg");
+const pkg = resolve(root, process.argv[2] ?? "pkg");
 const generated = JSON.parse(readFileSync(join(pkg, "package.json"), "utf8"));
 const entries = ["node.js", "browser.js", "workerd.js", "parser.js", "index.d.ts"];
 for (const file of entries) copyFileSync(join(root, "js", file), join(pkg, file));
