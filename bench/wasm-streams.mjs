@@ -32,15 +32,15 @@ for (const [name, format] of [["sse-anthropic-5000", "anthropic"], ["sse-openai-
   const pieces = [];
   for (let at = 0; at < body.length; at += PIECE) pieces.push(body.subarray(at, at + PIECE));
   let count = 0;
-  const clew = minTime(30, () => {
+  const clew = minTime(60, () => {
     const decoder = new StreamDecoder(format);
     count = 0;
     for (const piece of pieces) count += decoder.push(piece).length;
     count += decoder.finish().length;
     decoder.free();
   });
-  const baseline = minTime(30, () => jsBaseline(pieces));
-  const coreOnly = minTime(30, () => benchDecodeOnly(format, body));
+  const baseline = minTime(60, () => jsBaseline(pieces));
+  const coreOnly = minTime(60, () => benchDecodeOnly(format, body));
   const mbps = (ms) => `${(body.length / ms / 1e3).toFixed(0)} MB/s`;
   console.log(`| ${name} (${body.length} B, ${count} chunks) | ${mbps(clew)} (${clew.toFixed(3)} ms) | ${(clew * 1e6 / count).toFixed(0)} ns | ${coreOnly.toFixed(3)} ms | ${mbps(baseline)} (${baseline.toFixed(3)} ms) | ${(clew / baseline).toFixed(2)}x |`);
 }

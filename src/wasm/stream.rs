@@ -27,8 +27,9 @@ fn chunk_to_js(chunk: &Chunk) -> JsValue {
     serde::Serialize::serialize(chunk, &SERIALIZER).unwrap_or(JsValue::UNDEFINED)
 }
 
-/// Many chunks as a JS array. They cross as one JSON text parsed by the engine: measured
-/// several times cheaper than building each object through the boundary.
+/// Many chunks as a JS array. They cross as one JSON text parsed by the engine, which
+/// bench/wasm-streams.mjs measured about a fifth cheaper than building each object
+/// through the boundary.
 fn chunks_to_js(chunks: &[Chunk]) -> Array {
     match chunks {
         [] => Array::new(),
