@@ -153,3 +153,79 @@ fn openai_null_counts_and_indices_are_tolerated() {
         ]
     );
 }
+
+/// Decodes `events` (each `(name, json)`) as an Anthropic stream ending with message_stop.
+fn anthropic(events: &[(&str, &str)]) -> Vec<Chunk> {
+    let mut body = String::new();
+    for (name, data) in events.iter().chain(&[("message_stop", r#"{"type":"message_stop"}"#)]) {
+        body.push_str(&format!("event: {name}\ndata: {data}\n\n"));
+    }
+    let (chunks, error) = decode(Format::Anthropic, &[body.as_bytes()]);
+    assert_eq!(error, None);
+    chunks
+}
+
+#[test]
+fn text_block_after_thinking_starts_with_a_newline() {
+    let chunks = anthropic(&[
+        ("content_block_start", r#"{"index":0,"content_block":{"type":"thinking","thinking":""}}"#),
+        ("content_block_stop", r#"{"index":0}"#),
+        ("content_block_start", r#"{"index":1,"content_block":{"type":"text","text":""}}"#),
+        ("content_block_delta", r#"{"index":1,"delta":{"type":"text_delta","text":"Hi"}}"#),
+    ]);
+    assert_eq!(chunks, [Chunk::text("\n"), Chunk::text("Hi")]);
+}
+
+#[test]
+fn signature_delta_is_reasoning_with_empty_text_and_redacted_thinking_keeps_its_data() {
+    let chunks = anthropic(&[
+        ("content_block_delta", r#"{"index":0,"delta":{"type":"signature_delta","signature":"sig"}}"#),
+        ("content_block_start", r#"{"index":1,"content_block":{"type":"redacted_thinking","data":"opaque"}}"#),
+    ]);
+    assert_eq!(
+        chunks,
+        [
+            Chunk::Reasoning { reasoning: String::new(), signature: Some("sig".into()), redacted_data: None },
+            Chunk::Reasoning {
+                reasoning: "[Redacted thinking block]".into(),
+                signature: None,
+                redacted_data: Some("opaque".into())
+            },
+        ]
+    );
+}
+
+#[test]
+fn ping_and_unknown_events_are_ignored() {
+    assert_eq!(anthropic(&[("ping", r#"{"type":"ping"}"#), ("future_event", r#"{"type":"future_event"}"#)]), []);
+}
+
+#[test]
+fn input_json_of_another_block_index_is_not_attached_to_the_tool() {
+    let chunks = anthropic(&[
+        ("content_block_start", r#"{"index":1,"content_block":{"type":"tool_use","id":"t1","name":"read_file"}}"#),
+        ("content_block_delta", r#"{"index":2,"delta":{"type":"input_json_delta","partial_json":"{}"}}"#),
+        ("content_block_stop", r#"{"index":1}"#),
+        ("content_block_delta", r#"{"index":1,"delta":{"type":"input_json_delta","partial_json":"{}"}}"#),
+    ]);
+    assert_eq!(chunks, [Chunk::tool_call("t1", Some("read_file"), None)]);
+}
+
+#[test]
+fn openai_arguments_before_id_and_name_are_held_not_dropped() {
+    let body = concat!(
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"{\\\"a\\\"\"}}]}}]}\n\n",
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"c\",\"function\":{\"name\":\"f\",\"arguments\":\":1}\"}}]}}]}\n\n",
+        "data: [DONE]\n\n",
+    );
+    let (chunks, error) = decode(Format::OpenAi, &[body.as_bytes()]);
+    assert_eq!(error, None);
+    assert_eq!(chunks, [Chunk::tool_call("c", Some("f"), Some(r#"{"a":1}"#))]);
+}
+
+#[test]
+fn openai_tool_call_without_an_id_gets_a_stable_one() {
+    let body = "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":3,\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}}]},\"finish_reason\":\"tool_calls\"}]}\n\n";
+    let (chunks, _) = decode(Format::OpenAi, &[body.as_bytes()]);
+    assert_eq!(chunks[0], Chunk::tool_call("call_3", Some("f"), Some("{}")));
+}
