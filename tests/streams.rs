@@ -121,6 +121,12 @@ proptest! {
     }
 
     #[test]
+    fn any_http_error_response_never_panics(status in any::<u16>(), retry_after in ".{0,40}", body in ".{0,200}", now in any::<f64>()) {
+        let error = StreamError::from_http(status, Some(&retry_after), &body, Some(now));
+        let _ = (error.to_string(), error.is_retryable(), error.code());
+    }
+
+    #[test]
     fn sse_shaped_noise_never_panics(
         lines in prop::collection::vec(prop::sample::select(vec![
             "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"x\",\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"{\"}}]}}]}",

@@ -107,16 +107,16 @@ impl Chunk {
 }
 
 impl Usage {
-    /// Adds `other` to these counts; a reported cost adds up too.
+    /// Adds `other` to these counts (saturating); a reported cost adds up too.
     pub fn add(&mut self, other: &Self) {
         fn sum(a: Option<u64>, b: Option<u64>) -> Option<u64> {
             match (a, b) {
                 (None, None) => None,
-                (a, b) => Some(a.unwrap_or(0) + b.unwrap_or(0)),
+                (a, b) => Some(a.unwrap_or(0).saturating_add(b.unwrap_or(0))),
             }
         }
-        self.input_tokens += other.input_tokens;
-        self.output_tokens += other.output_tokens;
+        self.input_tokens = self.input_tokens.saturating_add(other.input_tokens);
+        self.output_tokens = self.output_tokens.saturating_add(other.output_tokens);
         self.cache_write_tokens = sum(self.cache_write_tokens, other.cache_write_tokens);
         self.cache_read_tokens = sum(self.cache_read_tokens, other.cache_read_tokens);
         self.total_cost = match (self.total_cost, other.total_cost) {

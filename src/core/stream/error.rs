@@ -205,17 +205,17 @@ fn parse_retry_after(value: &str, now_ms: Option<f64>) -> Option<u64> {
     Some((at_ms - now).max(0.0).round() as u64)
 }
 
-/// Parses `Sun, 06 Nov 1994 08:49:37 GMT` into Unix milliseconds.
+/// Parses `Sun, 06 Nov 1994 08:49:37 GMT` into Unix milliseconds (years 1970 to 9999).
 fn http_date_ms(value: &str) -> Option<f64> {
     let mut parts = value.split_whitespace().skip(1);
-    let day: i64 = parts.next()?.parse().ok()?;
+    let day: i64 = parts.next()?.parse().ok().filter(|d| (1..=31).contains(d))?;
+    let month_name = parts.next()?;
     let month = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
         .iter()
-        .position(|m| Some(*m) == parts.clone().next())? as i64
+        .position(|m| *m == month_name)? as i64
         + 1;
-    parts.next();
-    let year: i64 = parts.next()?.parse().ok()?;
-    let mut clock = parts.next()?.split(':').map(|p| p.parse::<i64>().ok());
+    let year: i64 = parts.next()?.parse().ok().filter(|y| (1970..=9999).contains(y))?;
+    let mut clock = parts.next()?.split(':').map(|p| p.parse::<i64>().ok().filter(|n| (0..=60).contains(n)));
     let (h, m, s) = (clock.next()??, clock.next()??, clock.next()??);
     // Days from the civil date (proleptic Gregorian), after Howard Hinnant's algorithm.
     let y = if month <= 2 { year - 1 } else { year };
