@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 /// One piece of a model's reply.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
+#[serde(tag = "type", rename_all = "snake_case", try_from = "WireChunk")]
 pub enum Chunk {
     /// Reply text.
     Text {
@@ -78,6 +78,58 @@ pub struct Usage {
     /// The cost the provider reported, in US dollars.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub total_cost: Option<f64>,
+}
+
+/// Any chunk's fields, flat: what JSON input is read into before it becomes a [`Chunk`].
+///
+/// NOTE: a derived `#[serde(tag = "type")]` reader buffers every value first; reading
+/// this flat struct instead keeps the wasm build much smaller.
+#[derive(Deserialize)]
+struct WireChunk {
+    #[serde(rename = "type")]
+    kind: String,
+    text: Option<String>,
+    reasoning: Option<String>,
+    signature: Option<String>,
+    redacted_data: Option<String>,
+    tool_call: Option<ToolCall>,
+    #[serde(rename = "inputTokens")]
+    input_tokens: Option<u64>,
+    #[serde(rename = "outputTokens")]
+    output_tokens: Option<u64>,
+    #[serde(rename = "cacheWriteTokens")]
+    cache_write_tokens: Option<u64>,
+    #[serde(rename = "cacheReadTokens")]
+    cache_read_tokens: Option<u64>,
+    #[serde(rename = "totalCost")]
+    total_cost: Option<f64>,
+    reason: Option<String>,
+}
+
+impl TryFrom<WireChunk> for Chunk {
+    type Error = String;
+
+    fn try_from(wire: WireChunk) -> Result<Self, String> {
+        let missing = |field: &str| format!("a {} chunk needs `{field}`", wire.kind);
+        Ok(match wire.kind.as_str() {
+            "text" => Self::Text { text: wire.text.ok_or_else(|| missing("text"))? },
+            "reasoning" => Self::Reasoning {
+                reasoning: wire.reasoning.unwrap_or_default(),
+                signature: wire.signature,
+                redacted_data: wire.redacted_data,
+            },
+            "tool_calls" => Self::ToolCalls { tool_call: wire.tool_call.ok_or_else(|| missing("tool_call"))? },
+            "usage" => Self::Usage(Usage {
+                input_tokens: wire.input_tokens.unwrap_or(0),
+                output_tokens: wire.output_tokens.unwrap_or(0),
+                cache_write_tokens: wire.cache_write_tokens,
+                cache_read_tokens: wire.cache_read_tokens,
+                total_cost: wire.total_cost,
+            }),
+            "stop" => Self::Stop { reason: wire.reason.ok_or_else(|| missing("reason"))? },
+            other => return Err(format!("unknown chunk type \"{other}\"")),
+        })
+    }
 }
 
 impl Chunk {

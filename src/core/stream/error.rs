@@ -197,8 +197,9 @@ pub(crate) fn error_in_json(body: &str) -> Option<ErrorBody> {
 /// `retry-after` as milliseconds: delta-seconds, or an IMF-fixdate against `now_ms`.
 fn parse_retry_after(value: &str, now_ms: Option<f64>) -> Option<u64> {
     let value = value.trim();
-    if let Ok(seconds) = value.parse::<f64>() {
-        return (seconds.is_finite() && seconds >= 0.0).then(|| (seconds * 1000.0).round() as u64);
+    // delta-seconds is a non-negative integer (RFC 9110 §10.2.3).
+    if let Ok(seconds) = value.parse::<u64>() {
+        return Some(seconds.saturating_mul(1000));
     }
     let at_ms = http_date_ms(value)?;
     let now = now_ms?;
