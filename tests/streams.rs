@@ -235,3 +235,14 @@ fn openai_tool_call_without_an_id_gets_a_stable_one() {
     let (chunks, _) = decode(Format::OpenAi, &[body.as_bytes()]);
     assert_eq!(chunks[0], Chunk::tool_call("call_3", Some("f"), Some("{}")));
 }
+
+#[test]
+fn chunks_format_rejects_unknown_types_and_missing_fields() {
+    for line in [r#"{"type":"bogus"}"#, r#"{"type":"text"}"#, r#"{"type":"stop"}"#, r#"{"text":"no type"}"#] {
+        let (_, error) = decode(Format::Chunks, &[line.as_bytes()]);
+        assert_eq!(error.as_ref().map(StreamError::code), Some("CLEW_MALFORMED_JSON"), "{line}");
+    }
+    let (chunks, error) = decode(Format::Chunks, &[br#"{"type":"usage","outputTokens":5}"#]);
+    assert_eq!(error, None);
+    assert_eq!(chunks, [Chunk::Usage(clew::stream::Usage { output_tokens: 5, ..Default::default() })]);
+}

@@ -217,3 +217,33 @@ fn openai_reasoning_models_get_a_developer_message_and_no_temperature() {
     assert!(body.get("temperature").is_none() && body.get("tools").is_none());
     assert_eq!(body["reasoning_effort"], "high");
 }
+
+#[test]
+fn model_request_reads_string_and_block_content_and_names_what_is_wrong() {
+    let request: ModelRequest = serde_json::from_str(
+        r#"{"model":{"id":"m"},"messages":[
+            {"role":"user","content":"plain"},
+            {"role":"assistant","content":[{"type":"tool_use","id":"t","name":"n","input":{"a":[1]}}]},
+            {"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"text","text":"ok"}],"is_error":true},
+                                      {"type":"image","source":{"type":"url","url":"https://x/y.png"}}]}]}"#,
+    )
+    .unwrap();
+    assert_eq!(request.messages[0].content, Content::Text("plain".into()));
+    assert_eq!(
+        request.messages[1].content,
+        Content::Blocks(vec![ContentBlock::ToolUse { id: "t".into(), name: "n".into(), input: json!({"a": [1]}) }])
+    );
+    let Content::Blocks(blocks) = &request.messages[2].content else { panic!("blocks") };
+    assert!(matches!(&blocks[0], ContentBlock::ToolResult { is_error: true, .. }));
+    assert_eq!(blocks[1], ContentBlock::Image { source: ImageSource::Url { url: "https://x/y.png".into() } });
+
+    for (bad, says) in [
+        (r#"{"type":"video"}"#, "unknown content block type \"video\""),
+        (r#"{"type":"text"}"#, "a text block needs `text`"),
+        (r#"{"type":"image","source":{"type":"base64","data":"x"}}"#, "needs `media_type`"),
+    ] {
+        let json = format!(r#"{{"model":{{"id":"m"}},"messages":[{{"role":"user","content":[{bad}]}}]}}"#);
+        let error = serde_json::from_str::<ModelRequest>(&json).unwrap_err().to_string();
+        assert!(error.contains(says), "{bad}: {error}");
+    }
+}
