@@ -7,9 +7,7 @@ use crate::core::parser::{BlockRef, RawBlock};
 use serde::ser::{Serialize, SerializeMap, SerializeStruct, Serializer};
 use wasm_bindgen::JsValue;
 
-/// The one serializer configuration of the binding: maps become plain objects.
-const SERIALIZER: serde_wasm_bindgen::Serializer =
-    serde_wasm_bindgen::Serializer::new().serialize_maps_as_objects(true);
+use super::SERIALIZER;
 
 struct JsBlock<'a>(BlockRef<'a>);
 struct JsParams<'a>(BlockRef<'a>);

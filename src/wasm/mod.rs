@@ -22,3 +22,7 @@ mod types;
 
 #[cfg(feature = "bench")]
 mod bench;
+
+/// The one serializer configuration of the binding: plain objects for maps, numbers (not
+/// BigInts) for integers.
+const SERIALIZER: serde_wasm_bindgen::Serializer = serde_wasm_bindgen::Serializer::json_compatible();

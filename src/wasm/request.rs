@@ -4,6 +4,7 @@
 use wasm_bindgen::prelude::*;
 
 use super::error::{type_error, Code};
+use super::stream::parse_format;
 use crate::core::stream::model::ModelInfo;
 use crate::core::stream::request::{build_request as build, ModelRequest};
 use crate::core::stream::Usage;
@@ -25,9 +26,7 @@ pub fn build_request(
     #[wasm_bindgen(unchecked_param_type = "StreamFormat")] format: &str,
     #[wasm_bindgen(unchecked_param_type = "ModelRequest")] request: JsValue,
 ) -> Result<JsValue, JsValue> {
-    let format = format
-        .parse()
-        .map_err(|error: crate::core::stream::UnknownFormat| type_error(Code::UnknownFormat, &error.to_string()))?;
+    let format = parse_format(format)?;
     let request: ModelRequest = from_js(&request, "request")?;
     let built = build(format, &request);
     let json = serde_json::to_string(&built).map_err(|error| type_error(Code::InvalidArgument, &error.to_string()))?;

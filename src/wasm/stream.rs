@@ -12,12 +12,11 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::{ReadableStream, ReadableWritablePair, Response, TransformStream, TransformStreamDefaultController};
 
 use super::error::{stream_error, type_error, Code};
+use super::SERIALIZER;
 use crate::core::stream::{Chunk, Format, StreamDecoder as CoreDecoder, StreamError};
 
-/// One configuration for chunk objects: plain objects, numbers (not BigInts).
-const SERIALIZER: serde_wasm_bindgen::Serializer = serde_wasm_bindgen::Serializer::json_compatible();
-
-fn parse_format(name: &str) -> Result<Format, JsValue> {
+/// The format named `name`, or a `TypeError`.
+pub(super) fn parse_format(name: &str) -> Result<Format, JsValue> {
     name.parse()
         .map_err(|error: crate::core::stream::UnknownFormat| type_error(Code::UnknownFormat, &error.to_string()))
 }
