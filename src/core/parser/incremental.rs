@@ -19,8 +19,8 @@ use crate::core::utf8::Utf8Stitcher;
 /// assert_eq!(parser.push("Reading it.\n<read_fi"), 0);
 /// assert_eq!(parser.block(0).and_then(|b| b.text_content()), Some("Reading it.\n<read_fi"));
 /// assert_eq!(parser.push("le><path>a.md</path>"), 0); // block 0 shrank to "Reading it."
-/// let tool = parser.block(1).unwrap();
-/// assert_eq!((tool.tool_name(), tool.param("path"), tool.is_partial()), (Some("read_file"), Some("a.md"), true));
+/// let tool = parser.block(1).map(|b| (b.tool_name(), b.param("path"), b.is_partial()));
+/// assert_eq!(tool, Some((Some("read_file"), Some("a.md"), true)));
 /// assert_eq!(parser.push("</read_file>"), 1);
 /// assert_eq!(parser.push("   "), 2); // nothing changed: the block count
 /// ```

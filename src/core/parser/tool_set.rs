@@ -134,10 +134,11 @@ pub(crate) struct Roles {
 /// ```
 /// use clew::parser::ToolSet;
 /// let mut tools = ToolSet::empty();
-/// let lookup = tools.add_tool("lookup").unwrap();
-/// tools.add_param("term").unwrap();
+/// let lookup = tools.add_tool("lookup")?;
+/// tools.add_param("term")?;
 /// assert_eq!(tools.tool_name(lookup), "lookup");
 /// assert!(ToolSet::reference().tool_id("read_file").is_some());
+/// # Ok::<(), clew::parser::ToolSetError>(())
 /// ```
 #[derive(Clone, Debug)]
 pub struct ToolSet {
