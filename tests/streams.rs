@@ -121,6 +121,33 @@ proptest! {
     }
 
     #[test]
+    fn split_points_never_change_the_outcome(
+        lines in prop::collection::vec(prop::sample::select(vec![
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"é🦀\"}}]}",
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"c\",\"function\":{\"name\":\"f\",\"arguments\":\"{\"}}]}}]}",
+            "event: content_block_delta",
+            "data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"x\"}}",
+            "data: {\"type\":\"text\",\"text\":\"ü\"}",
+            "data: [DONE]", "event: message_stop", "data: {}", "data: {", ": c", "", "\r", "id: 1",
+        ]), 0..24),
+        format in 0u8..3,
+        cuts in prop::collection::vec(any::<prop::sample::Index>(), 0..6),
+    ) {
+        let format = [Format::Anthropic, Format::OpenAi, Format::Chunks][usize::from(format)];
+        let body = lines.join("\n");
+        let bytes = body.as_bytes();
+        let mut cuts: Vec<usize> = cuts.iter().map(|c| c.index(bytes.len() + 1)).collect();
+        cuts.sort_unstable();
+        let mut pieces = Vec::new();
+        let mut at = 0;
+        for cut in cuts.into_iter().chain([bytes.len()]) {
+            pieces.push(&bytes[at..cut]);
+            at = cut;
+        }
+        prop_assert_eq!(decode(format, &pieces), decode(format, &[bytes]));
+    }
+
+    #[test]
     fn any_http_error_response_never_panics(status in any::<u16>(), retry_after in ".{0,40}", body in ".{0,200}", now in any::<f64>()) {
         let error = StreamError::from_http(status, Some(&retry_after), &body, Some(now));
         let _ = (error.to_string(), error.is_retryable(), error.code());
@@ -245,4 +272,19 @@ fn chunks_format_rejects_unknown_types_and_missing_fields() {
     let (chunks, error) = decode(Format::Chunks, &[br#"{"type":"usage","outputTokens":5}"#]);
     assert_eq!(error, None);
     assert_eq!(chunks, [Chunk::Usage(clew::stream::Usage { output_tokens: 5, ..Default::default() })]);
+}
+
+#[test]
+fn decoder_limits_give_typed_errors() {
+    use clew::stream::SseLimits;
+    let mut decoder = StreamDecoder::with_limits(Format::OpenAi, SseLimits { max_line: 64, max_event: 1024 });
+    let mut chunks = Vec::new();
+    let error = decoder.push(&[b'a'; 100], &mut chunks).unwrap_err();
+    assert_eq!(error, StreamError::LineTooLong { limit: 64 });
+    assert!(!error.is_retryable());
+
+    let mut decoder = StreamDecoder::with_limits(Format::OpenAi, SseLimits { max_line: 64, max_event: 100 });
+    let line = format!("data: {}\n", "x".repeat(50));
+    let error = decoder.push(line.repeat(3).as_bytes(), &mut chunks).unwrap_err();
+    assert_eq!(error, StreamError::EventTooLarge { limit: 100 });
 }
