@@ -16,11 +16,14 @@ use super::sse::{SseDecoder, SseLimits};
 const NOT_A_STREAM_KEEP: usize = 64 << 10;
 
 /// A provider stream format.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Format {
     /// Anthropic Messages SSE (`"anthropic"`).
+    #[default]
     Anthropic,
     /// OpenAI Chat Completions SSE and compatible servers (`"openai"`).
+    #[serde(rename = "openai")]
     OpenAi,
     /// JSON lines already in the chunk shape, for custom backends (`"chunks"`).
     Chunks,

@@ -64,6 +64,19 @@ pub enum StreamError {
         /// The offending line, cut and decoded lossily.
         line: String,
     },
+    /// The request never got a response, or the body could not be read (a network error,
+    /// a `fetch` or `request` callback that threw).
+    Network {
+        /// What the runtime said.
+        message: String,
+    },
+    /// The stream stayed silent longer than the task allows.
+    Timeout {
+        /// `"the first byte"` or `"more data"`.
+        waiting_for: String,
+        /// The limit, in milliseconds.
+        ms: u64,
+    },
 }
 
 impl StreamError {
@@ -78,6 +91,8 @@ impl StreamError {
             Self::LineTooLong { .. } => "CLEW_LINE_TOO_LONG",
             Self::EventTooLarge { .. } => "CLEW_EVENT_TOO_LARGE",
             Self::InvalidUtf8 { .. } => "CLEW_INVALID_UTF8",
+            Self::Network { .. } => "CLEW_NETWORK_ERROR",
+            Self::Timeout { .. } => "CLEW_TIMEOUT",
         }
     }
 
@@ -89,7 +104,7 @@ impl StreamError {
                 let out_of_quota = kind.as_deref().is_some_and(|kind| kind.contains("quota"));
                 !out_of_quota && (matches!(status, 408 | 409 | 425 | 429) || *status >= 500)
             }
-            Self::Incomplete { .. } => true,
+            Self::Incomplete { .. } | Self::Network { .. } | Self::Timeout { .. } => true,
             Self::Provider { kind, .. } => {
                 let kind = kind.to_ascii_lowercase();
                 [
@@ -138,6 +153,8 @@ impl fmt::Display for StreamError {
             Self::LineTooLong { limit } => write!(f, "a stream line is longer than {limit} bytes"),
             Self::EventTooLarge { limit } => write!(f, "a stream event is larger than {limit} bytes"),
             Self::InvalidUtf8 { line } => write!(f, "a stream line is not UTF-8: {line}"),
+            Self::Network { message } => write!(f, "the request failed: {message}"),
+            Self::Timeout { waiting_for, ms } => write!(f, "no answer from the model: waited {ms} ms for {waiting_for}"),
         }
     }
 }

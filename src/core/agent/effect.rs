@@ -1,0 +1,199 @@
+//! What the machine asks its driver to do, and how a task ends.
+
+use serde::{Deserialize, Serialize};
+
+use super::message::Message;
+use crate::core::stream::request::{ImageSource, ModelRequest};
+
+/// A hook the driver may run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum HookKind {
+    /// Before the first request; may cancel the task or add context.
+    TaskStart,
+    /// When the task is aborted; not awaited.
+    TaskCancel,
+    /// When attempt_completion offers a result, before the user is asked.
+    TaskComplete,
+    /// Before a tool call is approved; may block it or add context.
+    PreToolUse,
+    /// After a tool call ran; may cancel the task or add context.
+    PostToolUse,
+}
+
+/// Which checkpoint to save.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum CheckpointKind {
+    /// Before the first round's tools change anything; tools that write wait for it.
+    Initial,
+    /// After a round's tools ran.
+    Round,
+}
+
+/// One thing for the driver to do. Take them with [`Task::poll_effect`](super::Task::poll_effect)
+/// and perform them in order.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Effect {
+    /// Open a model stream with `request` (its `model` is left for the driver to fill), and
+    /// feed its bytes back tagged `stream`.
+    OpenStream {
+        /// The stream's id, for the events of its bytes, end or failure.
+        stream: u64,
+        /// System prompt, history and (native mode) tool definitions.
+        request: ModelRequest,
+    },
+    /// Stop reading stream `stream` and cancel its request.
+    CancelStream {
+        /// The stream's id.
+        stream: u64,
+    },
+    /// Hand a presentation pass back as [`Task::handle_present`](super::Task::handle_present)
+    /// once the current work is done (on the microtask queue). Requested at most once until
+    /// it arrives.
+    SchedulePresentation,
+    /// Show a say message, or update the one with the same `ts`.
+    Say(Message),
+    /// Show an ask. A complete ask waits for
+    /// [`Task::handle_ask_answer`](super::Task::handle_ask_answer) with its `ts`; a partial
+    /// one is never answered.
+    Ask(Message),
+    /// Run a tool and answer with [`Task::handle_tool_done`](super::Task::handle_tool_done).
+    RunTool {
+        /// The call's id, for the answer.
+        id: u64,
+        /// The tool's name.
+        name: String,
+        /// Its parameters, in the order the model wrote them; values are strings (native
+        /// non-string values as JSON text).
+        params: Vec<(String, String)>,
+    },
+    /// Cancel a running tool call (abort or timeout); its late answer is ignored.
+    CancelTool {
+        /// The call's id.
+        id: u64,
+    },
+    /// Save a checkpoint and answer with
+    /// [`Task::handle_checkpoint_saved`](super::Task::handle_checkpoint_saved).
+    SaveCheckpoint {
+        /// The request's id, for the answer.
+        id: u64,
+        /// Which checkpoint.
+        kind: CheckpointKind,
+    },
+    /// Run a hook and answer with [`Task::handle_hook_done`](super::Task::handle_hook_done),
+    /// except for [`HookKind::TaskCancel`], which is not awaited.
+    RunHook {
+        /// The request's id, for the answer.
+        id: u64,
+        /// Which hook.
+        kind: HookKind,
+        /// The tool's name, for tool hooks.
+        tool: Option<String>,
+        /// The tool's parameters, for tool hooks.
+        params: Vec<(String, String)>,
+        /// The tool's result text, for `PostToolUse`.
+        result: Option<String>,
+    },
+    /// Call [`Task::handle_timeout`](super::Task::handle_timeout) at this time (ms); replaces
+    /// any earlier wake-up. `None`: no wake-up is needed.
+    WakeAt(Option<u64>),
+    /// The task ended; nothing follows.
+    Finished(Outcome),
+}
+
+/// How a task ended.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "camelCase")]
+pub enum Outcome {
+    /// The user accepted an attempt_completion result.
+    Completed {
+        /// The result the model offered.
+        result: String,
+    },
+    /// The user declined to go on, or a configured limit was reached.
+    Ended {
+        /// Why, as a stable code.
+        code: String,
+        /// Why, for people.
+        message: String,
+    },
+    /// [`Task::abort`](super::Task::abort) was called.
+    Aborted {
+        /// The reason given to abort.
+        reason: String,
+    },
+    /// The loop could not go on and no one could be asked.
+    Failed {
+        /// Why, as a stable code.
+        code: String,
+        /// Why, for people.
+        message: String,
+    },
+}
+
+impl Outcome {
+    pub(crate) fn ended(code: &str, message: impl Into<String>) -> Self {
+        Self::Ended { code: code.to_owned(), message: message.into() }
+    }
+
+    pub(crate) fn failed(code: &str, message: impl Into<String>) -> Self {
+        Self::Failed { code: code.to_owned(), message: message.into() }
+    }
+}
+
+/// What a tool call returned.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ToolOutput {
+    /// The result text.
+    pub text: String,
+    /// Images the tool returned.
+    #[serde(default)]
+    pub images: Vec<ImageSource>,
+    /// Whether the tool failed (threw or rejected): the text is its error message.
+    #[serde(default)]
+    pub is_error: bool,
+}
+
+impl ToolOutput {
+    /// A successful text result.
+    pub fn text(text: impl Into<String>) -> Self {
+        Self { text: text.into(), images: Vec::new(), is_error: false }
+    }
+
+    /// A failure with its message.
+    pub fn error(message: impl Into<String>) -> Self {
+        Self { text: message.into(), images: Vec::new(), is_error: true }
+    }
+}
+
+/// What a hook answered.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HookResult {
+    /// Cancel the task (`TaskStart`, `PostToolUse`) or block the call (`PreToolUse`).
+    #[serde(default)]
+    pub cancel: bool,
+    /// Text to add to the model's context.
+    #[serde(default)]
+    pub context: Option<String>,
+}
+
+/// Stable codes of outcomes.
+pub mod codes {
+    /// The user declined to retry a failed request.
+    pub const API_REQ_FAILED: &str = "CLEW_API_REQ_FAILED";
+    /// Automatic retries ran out with no one to ask (YOLO).
+    pub const RETRIES_EXHAUSTED: &str = "CLEW_RETRIES_EXHAUSTED";
+    /// The mistake limit was reached (declined, or YOLO).
+    pub const MISTAKE_LIMIT: &str = "CLEW_MISTAKE_LIMIT";
+    /// The request limit was reached.
+    pub const REQUEST_LIMIT: &str = "CLEW_REQUEST_LIMIT";
+    /// The cost limit was reached.
+    pub const COST_LIMIT: &str = "CLEW_COST_LIMIT";
+    /// The user declined the completion without feedback.
+    pub const COMPLETION_DECLINED: &str = "CLEW_COMPLETION_DECLINED";
+    /// A hook cancelled the task.
+    pub const HOOK_CANCELLED: &str = "CLEW_HOOK_CANCELLED";
+    /// The driver broke the machine's contract.
+    pub const INTERNAL: &str = "CLEW_INTERNAL";
+}

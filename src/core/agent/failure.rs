@@ -1,0 +1,112 @@
+//! How the loop reads a failed request (AGENT-LOOP §13.3): whether it is worth an automatic
+//! retry, how long to wait, and whether the context window overflowed.
+
+use serde::{Deserialize, Serialize};
+
+use crate::core::stream::StreamError;
+
+/// A failed request, kept as plain data (it may sit in a snapshot while a retry waits).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Failure {
+    /// The stream error's stable code.
+    pub code: String,
+    /// What went wrong, for people.
+    pub message: String,
+    /// Whether an automatic retry is allowed (not for auth, permission or quota errors).
+    pub auto_retry: bool,
+    /// Whether the request was too large for the model's context window.
+    pub context_window: bool,
+    /// How long the server asked to wait, in milliseconds.
+    pub retry_after_ms: Option<u64>,
+}
+
+const CONTEXT_PATTERNS: [&str; 9] = [
+    "context length",
+    "context_length",
+    "context window",
+    "too many tokens",
+    "prompt is too long",
+    "maximum context",
+    "input is too long",
+    "too long for the context",
+    "reduce the length",
+];
+
+const AUTH_PATTERNS: [&str; 7] = [
+    "invalid api key",
+    "invalid x-api-key",
+    "invalid key",
+    "invalid token",
+    "authentication",
+    "unauthorized",
+    "permission",
+];
+
+const QUOTA_PATTERNS: [&str; 4] = ["quota", "spend limit", "insufficient_balance", "billing"];
+
+impl Failure {
+    /// Reads a stream error.
+    pub fn from_error(error: &StreamError) -> Self {
+        let message = error.to_string();
+        let lower = message.to_ascii_lowercase();
+        let (status, kind) = match error {
+            StreamError::Http { status, kind, .. } => (Some(*status), kind.as_deref()),
+            StreamError::Provider { kind, .. } => (None, Some(kind.as_str())),
+            _ => (None, None),
+        };
+        let kind = kind.unwrap_or_default().to_ascii_lowercase();
+        let has = |patterns: &[&str]| patterns.iter().any(|p| lower.contains(p) || kind.contains(p));
+        let sized = matches!(status, None | Some(400) | Some(413));
+        let provider_or_http = matches!(error, StreamError::Http { .. } | StreamError::Provider { .. });
+        let context_window = provider_or_http && sized && has(&CONTEXT_PATTERNS);
+        let auth_status = status.is_some_and(|s| (401..=428).contains(&s)) && !context_window;
+        let auth = auth_status || (provider_or_http && has(&AUTH_PATTERNS) && !context_window);
+        let quota = provider_or_http && has(&QUOTA_PATTERNS) && !lower.contains("rate limit");
+        let retry_after_ms = match error {
+            StreamError::Http { retry_after_ms, .. } => *retry_after_ms,
+            _ => None,
+        };
+        Self { code: error.code().to_owned(), message, auto_retry: !auth && !quota, context_window, retry_after_ms }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn http(status: u16, body: &str) -> Failure {
+        Failure::from_error(&StreamError::from_http(status, None, body, None))
+    }
+
+    #[test]
+    fn auth_class_statuses_are_never_retried_automatically() {
+        for status in [401, 403, 404, 408, 413, 422, 428] {
+            assert!(!http(status, "nope").auto_retry, "{status}");
+        }
+        for status in [400, 429, 500, 502, 503, 529] {
+            assert!(http(status, "busy").auto_retry, "{status}");
+        }
+    }
+
+    #[test]
+    fn invalid_key_messages_are_auth_errors() {
+        let body = r#"{"error":{"type":"authentication_error","message":"invalid x-api-key"}}"#;
+        assert!(!http(400, body).auto_retry);
+    }
+
+    #[test]
+    fn context_window_errors_are_recognised() {
+        let body = r#"{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 210000 tokens > 200000 maximum"}}"#;
+        let failure = http(400, body);
+        assert!(failure.context_window && failure.auto_retry);
+        let openai = r#"{"error":{"code":"context_length_exceeded","message":"This model's maximum context length is 128000 tokens."}}"#;
+        assert!(http(400, openai).context_window);
+        assert!(!http(500, "internal").context_window);
+    }
+
+    #[test]
+    fn quota_errors_are_not_retried_but_rate_limits_are() {
+        assert!(!http(429, r#"{"error":{"code":"insufficient_quota","message":"You exceeded your current quota"}}"#).auto_retry);
+        assert!(http(429, r#"{"error":{"type":"rate_limit_error","message":"rate limit"}}"#).auto_retry);
+    }
+}

@@ -1,0 +1,295 @@
+//! The presenter (AGENT-LOOP §7, §8): chunks into the reply, blocks into messages, paced.
+//!
+//! A pass walks the blocks from the current index: text becomes a `text` say (partial while
+//! it streams), a tool call a partial tool message while it streams and a tool job once
+//! complete. The index moves only past complete blocks (or skipped ones), so a block that is
+//! still being written is re-read by the next pass. A pass never starts inside another: the
+//! machine handles one event at a time, and a wait (approval, tool) stops the pass until the
+//! event that ends it. Partial updates of one message are paced: the first at once, then at
+//! most one per interval, with the newest state held back and sent by a wake-up; the final
+//! version is always sent.
+
+use super::config::{ASK_FOLLOWUP_QUESTION, ATTEMPT_COMPLETION};
+use super::display::{display_text, without_closing_tag};
+use super::message::{AskKind, MessageKind, SayKind};
+use super::round::{Item, Paced, Round, Wait};
+use super::task::Ctx;
+use super::texts;
+use super::tools;
+use crate::core::stream::Chunk;
+
+impl Ctx {
+    /// Takes one decoded chunk; returns whether reading must stop (a tool was denied, or one
+    /// already ran in serial mode).
+    pub(crate) fn take_chunk(&mut self, round: &mut Round, chunk: Chunk) -> bool {
+        match chunk {
+            Chunk::Text { text } => {
+                round.got_content = true;
+                if round.reasoning_ts.is_some() {
+                    self.finish_reasoning(round);
+                }
+                round.parser.push(&text);
+                round.sync_parsed();
+            }
+            Chunk::Reasoning { reasoning, signature, redacted_data } => {
+                round.got_content = true;
+                round.reasoning.push_str(&reasoning);
+                if let Some(signature) = signature.filter(|s| !s.is_empty()) {
+                    round.signature = Some(signature);
+                }
+                if let Some(data) = redacted_data {
+                    round.redacted.push(data);
+                }
+                let before_text = round.parser.text().is_empty() && round.natives.calls().is_empty();
+                if !reasoning.is_empty() && before_text {
+                    self.show_partial(round, Paced::Reasoning);
+                }
+            }
+            Chunk::ToolCalls { tool_call } => {
+                round.got_content = true;
+                let known = round.natives.calls().len();
+                let index = round.natives.push(&tool_call);
+                if index >= known {
+                    if round.natives_from.is_none() {
+                        round.natives_from = Some(round.items.len());
+                    }
+                    round.items.push(Item::Native(index));
+                }
+            }
+            Chunk::Usage(usage) => {
+                self.add_usage(round, &usage);
+                return false;
+            }
+            Chunk::Stop { .. } => return false,
+        }
+        round.did_reject || (!self.config.parallel_tool_calling && round.did_use_tool)
+    }
+
+    /// One presentation pass.
+    pub(crate) fn present(&mut self, round: &mut Round) {
+        while round.wait == Wait::Idle {
+            let Some(item) = round.items.get(round.index).copied() else { return };
+            let partial = round.is_partial(round.index);
+            let skipping = round.did_reject || (!self.config.parallel_tool_calling && round.did_use_tool);
+            let is_tool = match item {
+                Item::Parsed(n) => round.parsed(n).is_some_and(|b| b.tool_name().is_some()),
+                Item::Native(_) => true,
+            };
+            if skipping {
+                self.finish_block_message(round);
+                if is_tool {
+                    let job = tools::job_of(self, round, item);
+                    let notice = if round.did_reject {
+                        texts::skipped_after_rejection(partial, &job.description)
+                    } else {
+                        texts::one_tool_per_message(&job.name)
+                    };
+                    tools::push_notice(round, &job, notice);
+                }
+            } else if partial {
+                self.show_partial(round, Paced::Block);
+            } else if is_tool {
+                let job = tools::job_of(self, round, item);
+                self.start_tool(round, job);
+                if round.wait != Wait::Idle {
+                    return;
+                }
+            } else {
+                let text = self.block_view(round).map(|(_, text)| text).unwrap_or_default();
+                self.final_block_message(round, MessageKind::Say(SayKind::Text), text);
+            }
+            if !partial || skipping {
+                round.index += 1;
+                round.index_ts = None;
+            } else {
+                return;
+            }
+        }
+    }
+
+    /// Moves past the current (complete) block once its tool job is done, and goes on.
+    pub(crate) fn complete_block(&mut self, round: &mut Round) {
+        round.wait = Wait::Idle;
+        round.index += 1;
+        round.index_ts = None;
+        self.present(round);
+    }
+
+    /// What the current block shows while partial: the message kind and its text.
+    fn block_view(&self, round: &Round) -> Option<(MessageKind, String)> {
+        let pos = round.index;
+        let item = round.items.get(pos).copied()?;
+        let partial = round.is_partial(pos);
+        if let Item::Parsed(n) = item {
+            if let Some(content) = round.parsed(n)?.text_content() {
+                return Some((MessageKind::Say(SayKind::Text), display_text(content, partial)));
+            }
+        }
+        let job = tools::job_of(self, round, item);
+        let value = |name: &str| {
+            let raw = job.params.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str()).unwrap_or_default();
+            without_closing_tag(raw, name, partial)
+        };
+        match job.name.as_str() {
+            ATTEMPT_COMPLETION => Some((MessageKind::Say(SayKind::CompletionResult), value("result"))),
+            ASK_FOLLOWUP_QUESTION => {
+                let text = serde_json::json!({ "question": value("question"), "options": value("options") });
+                Some((MessageKind::Ask(AskKind::Followup), text.to_string()))
+            }
+            name if self.config.tool(name).is_some() => {
+                let params: serde_json::Map<String, serde_json::Value> =
+                    job.params.iter().map(|(k, _)| (k.clone(), value(k).into())).collect();
+                let text = serde_json::json!({ "tool": name, "params": params }).to_string();
+                let kind = if tools::auto_approved(&self.config, name) {
+                    MessageKind::Say(SayKind::Tool)
+                } else {
+                    MessageKind::Ask(AskKind::Tool)
+                };
+                Some((kind, text))
+            }
+            _ => None,
+        }
+    }
+
+    /// Shows the newest partial state of the block or the reasoning, unless pacing holds it.
+    pub(crate) fn show_partial(&mut self, round: &mut Round, which: Paced) {
+        let ts = match which {
+            Paced::Block => round.index_ts.map(|(ts, _)| ts),
+            Paced::Reasoning => round.reasoning_ts,
+        };
+        if let (Some(ts), Some((last_ts, at))) = (ts, round.last_partial) {
+            let due = at.saturating_add(self.config.presentation_interval_ms);
+            if last_ts == ts && self.now < due {
+                if let Some((other, _)) = round.paced.filter(|(other, _)| *other != which) {
+                    self.send_partial(round, other);
+                }
+                round.paced = Some((which, due));
+                return;
+            }
+        }
+        self.send_partial(round, which);
+    }
+
+    /// Sends the held-back partial update if it is due (or `force`).
+    pub(crate) fn flush_paced(&mut self, round: &mut Round, force: bool) {
+        if let Some((which, due)) = round.paced {
+            if force || due <= self.now {
+                self.send_partial(round, which);
+            }
+        }
+    }
+
+    fn send_partial(&mut self, round: &mut Round, which: Paced) {
+        if round.paced.is_some_and(|(w, _)| w == which) {
+            round.paced = None;
+        }
+        let (kind, text) = match which {
+            Paced::Reasoning => (MessageKind::Say(SayKind::Reasoning), round.reasoning.clone()),
+            Paced::Block => match self.block_view(round) {
+                Some(view) => view,
+                None => return,
+            },
+        };
+        let current = match which {
+            Paced::Reasoning => round.reasoning_ts,
+            Paced::Block => round.index_ts.map(|(ts, _)| ts),
+        };
+        let existing = current.filter(|ts| self.transcript.get(*ts).is_some_and(|m| m.kind == kind));
+        let ts = match existing {
+            Some(ts) => {
+                if let Some(message) = self.transcript.get_mut(ts) {
+                    if message.text == text && message.is_partial() {
+                        return;
+                    }
+                    message.text = text;
+                    message.partial = Some(true);
+                }
+                ts
+            }
+            None => {
+                if which == Paced::Block {
+                    self.finish_block_message(round);
+                }
+                self.transcript.append(self.now, kind, text, Vec::new(), Some(true))
+            }
+        };
+        match which {
+            Paced::Reasoning => round.reasoning_ts = Some(ts),
+            Paced::Block => round.index_ts = Some((ts, matches!(kind, MessageKind::Ask(_)))),
+        }
+        round.last_partial = Some((ts, self.now));
+        self.emit_message(ts);
+    }
+
+    /// Makes the current block's message final with `text` (completing a partial one of the
+    /// same kind in place, else appending a new one); returns its ts.
+    pub(crate) fn final_block_message(&mut self, round: &mut Round, kind: MessageKind, text: String) -> u64 {
+        if round.paced.is_some_and(|(w, _)| w == Paced::Block) {
+            round.paced = None;
+        }
+        let existing = round.index_ts.map(|(ts, _)| ts).filter(|ts| self.transcript.get(*ts).is_some_and(|m| m.kind == kind));
+        let ts = match existing {
+            Some(ts) => {
+                if let Some(message) = self.transcript.get_mut(ts) {
+                    message.text = text;
+                    message.partial = Some(false);
+                }
+                ts
+            }
+            None => {
+                self.finish_block_message(round);
+                self.transcript.append(self.now, kind, text, Vec::new(), None)
+            }
+        };
+        round.index_ts = Some((ts, matches!(kind, MessageKind::Ask(_))));
+        self.emit_message(ts);
+        ts
+    }
+
+    /// Marks the current block's partial message final as it stands.
+    pub(crate) fn finish_block_message(&mut self, round: &mut Round) {
+        if round.paced.is_some_and(|(w, _)| w == Paced::Block) {
+            self.send_partial(round, Paced::Block);
+        }
+        let Some((ts, _)) = round.index_ts.take() else { return };
+        if let Some(message) = self.transcript.get_mut(ts) {
+            if message.is_partial() {
+                message.partial = Some(false);
+                self.emit_message(ts);
+            }
+        }
+    }
+
+    /// After a failure mid-stream: the message being streamed becomes final as shown.
+    pub(crate) fn finish_partial_message(&mut self, round: &mut Round) {
+        let pos = round.index;
+        if round.items.get(pos).is_some() && round.is_partial(pos) {
+            self.finish_block_message(round);
+        }
+    }
+
+    /// The reasoning message becomes final with all the reasoning (said once if it was
+    /// never shown).
+    pub(crate) fn finish_reasoning(&mut self, round: &mut Round) {
+        if round.paced.is_some_and(|(w, _)| w == Paced::Reasoning) {
+            round.paced = None;
+        }
+        match round.reasoning_ts {
+            Some(ts) => {
+                if let Some(message) = self.transcript.get_mut(ts) {
+                    if message.is_partial() {
+                        message.text = round.reasoning.clone();
+                        message.partial = Some(false);
+                        self.emit_message(ts);
+                    }
+                }
+            }
+            None if !round.reasoning.is_empty() => {
+                let ts = self.transcript.append(self.now, MessageKind::Say(SayKind::Reasoning), round.reasoning.clone(), Vec::new(), Some(false));
+                round.reasoning_ts = Some(ts);
+                self.emit_message(ts);
+            }
+            None => {}
+        }
+    }
+}

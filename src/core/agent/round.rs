@@ -1,0 +1,269 @@
+//! One round's state: the open stream, the reply as it is parsed, the blocks in the order
+//! they are presented, and what the presenter waits for.
+
+use serde::{Deserialize, Serialize};
+
+use super::failure::Failure;
+use crate::core::parser::{BlockRef, IncrementalParser, ToolSet};
+use crate::core::stream::request::ContentBlock;
+use crate::core::stream::{StreamDecoder, ToolCall, ToolCallAssembler, ToolCallFunction, Usage};
+
+/// Where the round's model stream is.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub(crate) enum StreamPhase {
+    /// Waiting for bytes: the first (`got_bytes` false) or more.
+    Open {
+        /// When silence becomes a failure.
+        deadline: Option<u64>,
+        /// Whether any byte arrived.
+        got_bytes: bool,
+    },
+    /// A request failed before any content; an automatic retry waits until `until`.
+    RetryDelay {
+        /// When to open the stream again.
+        until: u64,
+    },
+    /// A request failed before any content; the user is asked whether to retry.
+    RetryAsk {
+        /// The `api_req_failed` ask.
+        ask_ts: u64,
+    },
+    /// The reply is complete (or was cut short by the loop itself).
+    #[default]
+    Ended,
+    /// The stream failed after content arrived.
+    FailedMidStream {
+        /// What went wrong.
+        failure: Failure,
+    },
+}
+
+/// A block in presentation order: text and XML tool uses from the parser, native tool calls
+/// from the assembler, in order of first appearance.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) enum Item {
+    /// Parser block `n`.
+    Parsed(usize),
+    /// Native call `n`.
+    Native(usize),
+}
+
+/// A complete tool call on its way through the gates, approval and execution.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct ToolJob {
+    /// The tool's name.
+    pub(crate) name: String,
+    /// Its parameters.
+    pub(crate) params: Vec<(String, String)>,
+    /// The provider's call id (native calls), which the result must carry.
+    pub(crate) call_id: Option<String>,
+    /// `[name for '…']`, for results.
+    pub(crate) description: String,
+    /// The message showing the call, if any.
+    pub(crate) ts: Option<u64>,
+}
+
+/// What the presenter waits for before it can move past the current block.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub(crate) enum Wait {
+    /// Nothing: presentation runs when asked.
+    #[default]
+    Idle,
+    /// The initial checkpoint, before a tool that writes.
+    Checkpoint(ToolJob),
+    /// The PreToolUse hook.
+    PreHook { id: u64, job: ToolJob },
+    /// The user's approval.
+    Approval { ask_ts: u64, job: ToolJob },
+    /// The tool itself.
+    Tool { id: u64, job: ToolJob, deadline: Option<u64> },
+    /// The PostToolUse hook, with the result to push after it.
+    PostHook { id: u64, job: ToolJob, result: Vec<ContentBlock>, failed: bool },
+    /// The answer to a follow-up question.
+    Followup { ask_ts: u64, job: ToolJob },
+    /// The TaskComplete hook.
+    CompletionHook { id: u64, job: ToolJob },
+    /// The user's verdict on a completion.
+    CompletionAnswer { ask_ts: u64, job: ToolJob },
+}
+
+/// A partial message whose newest state was held back by pacing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) enum Paced {
+    /// The message of the block being presented.
+    Block,
+    /// The reasoning message.
+    Reasoning,
+}
+
+/// Everything of one round.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub(crate) struct Round {
+    /// The user content this round sent.
+    pub(crate) sent_content: Vec<ContentBlock>,
+    /// The next user content being collected (tool results, feedback, notices).
+    pub(crate) user_content: Vec<ContentBlock>,
+    /// The round's `api_req_started` message.
+    pub(crate) api_req_ts: u64,
+    /// The current stream's id.
+    pub(crate) stream_id: u64,
+    /// Where the stream is.
+    pub(crate) stream: StreamPhase,
+    /// Whether a text, reasoning or tool-call chunk arrived (a failure after it is mid-stream).
+    pub(crate) got_content: bool,
+    /// Whether every block is final (the stream ended).
+    pub(crate) finalized: bool,
+    /// Whether the assistant turn was added to the history.
+    pub(crate) recorded: bool,
+    #[serde(skip)]
+    pub(crate) decoder: Option<StreamDecoder>,
+    #[serde(skip)]
+    pub(crate) parser: IncrementalParser,
+    #[serde(skip)]
+    pub(crate) natives: ToolCallAssembler,
+    /// The reply text, filled only for a snapshot (the parser holds it otherwise).
+    #[serde(default)]
+    pub(crate) saved_text: String,
+    /// The native calls' pieces, filled only for a snapshot.
+    #[serde(default)]
+    pub(crate) saved_natives: Vec<ToolCall>,
+    /// Reasoning so far.
+    pub(crate) reasoning: String,
+    /// The reasoning's signature.
+    pub(crate) signature: Option<String>,
+    /// Encrypted reasoning blocks.
+    pub(crate) redacted: Vec<String>,
+    /// The reasoning message, while it streams.
+    pub(crate) reasoning_ts: Option<u64>,
+    /// Blocks in presentation order.
+    pub(crate) items: Vec<Item>,
+    /// How many parser blocks are in `items`.
+    pub(crate) parsed_known: usize,
+    /// Position in `items` of the first native call: text before it is final.
+    pub(crate) natives_from: Option<usize>,
+    /// The block being presented.
+    pub(crate) index: usize,
+    /// The message showing the current block, and whether it is an ask.
+    pub(crate) index_ts: Option<(u64, bool)>,
+    /// What the presenter waits for.
+    pub(crate) wait: Wait,
+    /// The user denied a tool this round.
+    pub(crate) did_reject: bool,
+    /// A tool result was pushed this round (serial mode).
+    pub(crate) did_use_tool: bool,
+    /// Context-window truncation already retried this round.
+    pub(crate) context_retry_used: bool,
+    /// The round's usage.
+    pub(crate) usage: Usage,
+    /// Whether a presentation pass was requested and has not run.
+    pub(crate) presentation_scheduled: bool,
+    /// A held-back partial update, and when it is due.
+    pub(crate) paced: Option<(Paced, u64)>,
+    /// The last partial update sent: message ts and time.
+    pub(crate) last_partial: Option<(u64, u64)>,
+}
+
+impl Round {
+    /// A round sending `content`, parsing tags of `tools`.
+    pub(crate) fn new(content: Vec<ContentBlock>, tools: ToolSet) -> Self {
+        Self { sent_content: content, parser: IncrementalParser::new(tools), ..Self::default() }
+    }
+
+    /// Forgets everything the previous attempt streamed (a retry before any content).
+    pub(crate) fn reset_stream(&mut self) {
+        let tools = self.parser.tool_set().clone();
+        self.parser = IncrementalParser::new(tools);
+        self.natives = ToolCallAssembler::new();
+        self.items.clear();
+        self.parsed_known = 0;
+        self.natives_from = None;
+        self.index = 0;
+        self.index_ts = None;
+        self.reasoning.clear();
+        self.signature = None;
+        self.redacted.clear();
+        self.reasoning_ts = None;
+        self.got_content = false;
+        self.finalized = false;
+        self.paced = None;
+        self.decoder = None;
+    }
+
+    /// Appends the parser's new blocks to the presentation order.
+    pub(crate) fn sync_parsed(&mut self) {
+        while self.parsed_known < self.parser.len() {
+            self.items.push(Item::Parsed(self.parsed_known));
+            self.parsed_known += 1;
+        }
+    }
+
+    /// Whether the item at `pos` may still change.
+    pub(crate) fn is_partial(&self, pos: usize) -> bool {
+        let Some(item) = self.items.get(pos).copied() else { return true };
+        if self.finalized || self.natives_from.is_some_and(|first| pos < first) {
+            return false;
+        }
+        match item {
+            Item::Parsed(n) => self.parser.block(n).map_or(true, |b| b.is_partial()),
+            Item::Native(n) => self.natives.calls().get(n).map_or(true, |c| !c.arguments.is_complete()),
+        }
+    }
+
+    /// The parser block `n`.
+    pub(crate) fn parsed(&self, n: usize) -> Option<BlockRef<'_>> {
+        self.parser.block(n)
+    }
+
+    /// Whether any block is a tool call.
+    pub(crate) fn has_tool_use(&self) -> bool {
+        !self.natives.calls().is_empty() || self.parser.blocks().any(|b| b.tool_name().is_some())
+    }
+
+    /// Whether the reply had anything at all (text, even blank, or a native call).
+    pub(crate) fn has_content(&self) -> bool {
+        !self.parser.text().is_empty() || !self.natives.calls().is_empty()
+    }
+
+    /// Whether the stream no longer delivers (ended or failed).
+    pub(crate) fn stream_done(&self) -> bool {
+        matches!(self.stream, StreamPhase::Ended | StreamPhase::FailedMidStream { .. })
+    }
+
+    /// Whether the presenter has nothing left to do: every block handled (or, after a
+    /// failure mid-stream, every complete one) and nothing awaited.
+    pub(crate) fn presenter_done(&self) -> bool {
+        if self.wait != Wait::Idle || !self.stream_done() {
+            return false;
+        }
+        self.index >= self.items.len()
+            || (matches!(self.stream, StreamPhase::FailedMidStream { .. }) && self.is_partial(self.index))
+    }
+
+    /// Copies what the parser and assembler hold into the serialized fields.
+    pub(crate) fn prepare_snapshot(&mut self) {
+        self.saved_text = self.parser.text().to_owned();
+        self.saved_natives = self
+            .natives
+            .calls()
+            .iter()
+            .map(|call| ToolCall {
+                call_id: Some(call.id.clone()),
+                function: ToolCallFunction {
+                    id: Some(call.id.clone()),
+                    name: Some(call.name.clone()),
+                    arguments: Some(call.arguments.raw().to_owned()),
+                },
+            })
+            .collect();
+    }
+
+    /// Rebuilds the parser and assembler from a snapshot.
+    pub(crate) fn restore(&mut self, tools: ToolSet) {
+        self.parser = IncrementalParser::new(tools);
+        self.parser.push(&std::mem::take(&mut self.saved_text));
+        self.natives = ToolCallAssembler::new();
+        for piece in std::mem::take(&mut self.saved_natives) {
+            self.natives.push(&piece);
+        }
+    }
+}

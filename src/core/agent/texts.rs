@@ -1,0 +1,213 @@
+//! The fixed texts the loop writes into the conversation, in clew's own words, and the
+//! default system prompt. Markers the reference makes visible in the history are kept
+//! byte for byte (`[Response interrupted by user]`, `Failure: I did not provide a response.`).
+
+use super::config::{ParamSpec, TaskConfig, ToolCalling, ASK_FOLLOWUP_QUESTION, ATTEMPT_COMPLETION};
+
+/// Appended to a reply the user cancelled.
+pub const INTERRUPTED_BY_USER: &str = "\n\n[Response interrupted by user]";
+/// Appended to a reply cut by an API error.
+pub const INTERRUPTED_BY_API_ERROR: &str = "\n\n[Response interrupted by API Error]";
+/// The assistant turn recorded for an empty reply.
+pub const EMPTY_REPLY: &str = "Failure: I did not provide a response.";
+/// The result of a denied tool call.
+pub const TOOL_DENIED: &str = "The user denied this operation.";
+/// The result of a tool that returned nothing.
+pub const EMPTY_RESULT: &str = "(tool did not return anything)";
+
+/// The reminder sent after a reply that used no tool.
+pub fn no_tools_used(native: bool) -> String {
+    let mut text = String::from("[ERROR] Your previous response did not use a tool. Every response must call exactly one tool.");
+    if !native {
+        text.push_str(
+            "\n\n# Tool call format\n\nWrite a tool call as XML tags: the tool's name encloses one tag per parameter.\n\n<tool_name>\n<parameter_name>value</parameter_name>\n</tool_name>",
+        );
+    }
+    text.push_str(
+        "\n\n# Next steps\n\nIf the task is done, call attempt_completion. If you need information only the user has, call ask_followup_question. Otherwise continue with the next step of the task.\n(This is an automated message; do not answer it conversationally.)",
+    );
+    text
+}
+
+/// The user content that replaces the pending one when the user answers the mistake-limit
+/// ask with a message.
+pub fn too_many_mistakes(feedback: &str) -> String {
+    format!("You seem to be stuck, and the user gave this guidance:\n<feedback>\n{feedback}\n</feedback>")
+}
+
+/// A failed tool call's result.
+pub fn tool_error(message: &str) -> String {
+    format!("The tool call failed:\n<error>\n{message}\n</error>")
+}
+
+/// The notice for a block left because the user rejected an earlier tool.
+pub fn skipped_after_rejection(partial: bool, description: &str) -> String {
+    let what = if partial { "was interrupted and not run" } else { "was skipped" };
+    format!("Tool {what} because the user rejected an earlier tool in this message. {description}")
+}
+
+/// The notice for a tool left because one already ran in this message (serial mode).
+pub fn one_tool_per_message(name: &str) -> String {
+    format!(
+        "Tool [{name}] was not run: a tool was already used in this message, and only one tool may be used per message. Wait for its result before calling the next."
+    )
+}
+
+/// The result of a call missing a required parameter.
+pub fn missing_param(tool: &str, param: &str, native: bool) -> String {
+    let how = if native {
+        "Call the tool again with every required argument."
+    } else {
+        "Write the tool call again with every required parameter as its own tag inside the tool's tag."
+    };
+    tool_error(&format!("Missing value for required parameter '{param}' of {tool}. {how}"))
+}
+
+/// The error shown to the user for a call missing a required parameter.
+pub fn missing_param_notice(tool: &str, param: &str) -> String {
+    format!("The model called {tool} without a value for the required parameter '{param}'. Retrying...")
+}
+
+/// The result of a native call to a tool that does not exist.
+pub fn unknown_tool(name: &str, known: &str) -> String {
+    tool_error(&format!("There is no tool named '{name}'. Available tools: {known}."))
+}
+
+/// The header of the user's feedback attached to an answer.
+pub fn feedback(text: &str) -> String {
+    if text.is_empty() {
+        "The user attached the following to their answer:".to_owned()
+    } else {
+        format!("The user answered with feedback:\n<feedback>\n{text}\n</feedback>")
+    }
+}
+
+/// The warning after the same call three times in a row.
+pub fn repeated_call(name: &str) -> String {
+    format!(
+        "Tool [{name}] was called 3 times in a row with identical arguments. Its result will not change: try a different approach."
+    )
+}
+
+/// The user-facing error for an empty reply.
+pub fn empty_reply_error() -> String {
+    "Invalid API response: the model returned no text and no tool call (empty or unparsable reply).".to_owned()
+}
+
+/// The instruction sent with the user's feedback on a completion.
+pub fn completion_feedback() -> &'static str {
+    "The user reviewed the result and gave feedback. Address it, then call attempt_completion again."
+}
+
+/// The result of ask_followup_question in YOLO mode.
+pub fn yolo_followup() -> &'static str {
+    "No user is available to answer questions (YOLO mode). Decide for yourself with the tools you have."
+}
+
+/// The user content after a reply cut by an API error, resumed in place.
+pub fn resume_after_error() -> &'static str {
+    "[Your previous response was cut off by an API error. Continue from where it stopped; do not repeat what you already wrote.]"
+}
+
+/// The notice placed on the first kept message when older history was removed.
+pub fn history_truncated() -> &'static str {
+    "[NOTE] Some earlier messages of this conversation were removed to fit the context window."
+}
+
+/// The error for the YOLO mode mistake limit.
+pub fn yolo_mistake_limit(count: u32) -> String {
+    format!("[YOLO MODE] The model made {count} consecutive mistakes; the task stops.")
+}
+
+/// The text of the mistake-limit ask.
+pub fn mistake_limit_guidance() -> &'static str {
+    "The model seems to be stuck. Guidance from you may help it (e.g. \"Try breaking the task into smaller steps\")."
+}
+
+/// `tool` description used in results: `[name for 'first required value']` or `[name]`.
+pub fn describe_call(name: &str, params: &[ParamSpec], values: &[(String, String)]) -> String {
+    let key = match name {
+        ASK_FOLLOWUP_QUESTION => Some("question"),
+        ATTEMPT_COMPLETION => None,
+        _ => params.iter().find(|p| p.required).or(params.first()).map(|p| p.name.as_str()),
+    };
+    match key.and_then(|key| values.iter().find(|(k, _)| k == key)) {
+        Some((_, value)) => format!("[{name} for '{value}']"),
+        None => format!("[{name}]"),
+    }
+}
+
+fn builtin_params(name: &str) -> Vec<ParamSpec> {
+    let param = |name: &str, description: &str, required| ParamSpec { name: name.into(), description: description.into(), required };
+    match name {
+        ATTEMPT_COMPLETION => vec![param("result", "The final result of the task, for the user.", true)],
+        _ => vec![
+            param("question", "The question for the user.", true),
+            param("options", "Optional: a JSON array of 2 to 5 answers the user may pick.", false),
+        ],
+    }
+}
+
+/// The parameters of a tool, built-ins included.
+pub fn params_of(config: &TaskConfig, name: &str) -> Vec<ParamSpec> {
+    match name {
+        ATTEMPT_COMPLETION | ASK_FOLLOWUP_QUESTION => builtin_params(name),
+        _ => config.tool(name).map(|t| t.parameters.clone()).unwrap_or_default(),
+    }
+}
+
+/// Every tool the model may call: `(name, description, parameters)`.
+pub fn all_tools(config: &TaskConfig) -> Vec<(String, String, Vec<ParamSpec>)> {
+    let mut tools: Vec<_> =
+        config.tools.iter().map(|t| (t.name.clone(), t.description.clone(), t.parameters.clone())).collect();
+    tools.push((
+        ASK_FOLLOWUP_QUESTION.into(),
+        "Ask the user a question when you need information to go on.".into(),
+        builtin_params(ASK_FOLLOWUP_QUESTION),
+    ));
+    tools.push((
+        ATTEMPT_COMPLETION.into(),
+        "Present the result of the task once it is done. The user may accept it or reply.".into(),
+        builtin_params(ATTEMPT_COMPLETION),
+    ));
+    tools
+}
+
+/// The system prompt: the introduction (the user's or clew's), the tools and, in XML mode,
+/// how to call them, then the user's rules and environment.
+pub fn system_prompt(config: &TaskConfig) -> String {
+    let mut out = config.system_prompt.clone().unwrap_or_else(|| {
+        "You are an agent that completes the user's task step by step with tools. Use one tool per message and wait for its result before the next step. When the task is done, present the result with attempt_completion.".to_owned()
+    });
+    let xml = config.tool_calling == ToolCalling::Xml;
+    out.push_str("\n\n# Tools\n");
+    if xml {
+        out.push_str(
+            "\nCall a tool by writing XML tags: the tool's name encloses one tag per parameter, for example\n\n<tool_name>\n<parameter1_name>value1</parameter1_name>\n</tool_name>\n\nWrite values as they are, without escaping.\n",
+        );
+    }
+    for (name, description, params) in all_tools(config) {
+        out.push_str(&format!("\n## {name}\n{description}\n"));
+        if !params.is_empty() {
+            out.push_str("Parameters:\n");
+            for p in &params {
+                let need = if p.required { "required" } else { "optional" };
+                out.push_str(&format!("- {} ({need}): {}\n", p.name, p.description));
+            }
+        }
+        if xml {
+            out.push_str(&format!("Usage:\n<{name}>\n"));
+            for p in &params {
+                out.push_str(&format!("<{0}>...</{0}>\n", p.name));
+            }
+            out.push_str(&format!("</{name}>\n"));
+        }
+    }
+    if let Some(rules) = config.rules.as_deref().filter(|r| !r.trim().is_empty()) {
+        out.push_str(&format!("\n# Rules\n\n{rules}\n"));
+    }
+    if let Some(env) = config.environment.as_deref().filter(|e| !e.trim().is_empty()) {
+        out.push_str(&format!("\n# Environment\n\n{env}\n"));
+    }
+    out
+}

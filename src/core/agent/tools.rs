@@ -1,0 +1,411 @@
+//! Tool calls (AGENT-LOOP §9 to §11): gates, approval, execution, results, the built-ins.
+//!
+//! A complete call becomes a job that moves through its steps: gates (unknown tool,
+//! missing parameters), the initial checkpoint for tools that write, the PreToolUse hook,
+//! approval, the call itself, the PostToolUse hook, then its result joins the next user
+//! content. Each step that waits sets the round's [`Wait`]; the event that ends the wait
+//! resumes the job where it stopped.
+
+use super::config::{TaskConfig, ASK_FOLLOWUP_QUESTION, ATTEMPT_COMPLETION};
+use super::effect::{codes, Effect, HookKind, HookResult, Outcome, ToolOutput};
+use super::message::{AskAnswer, AskKind, AskResponse, MessageKind, SayKind};
+use super::round::{Item, Round, ToolJob, Wait};
+use super::task::{hook_context, Ctx};
+use super::texts;
+use crate::core::stream::request::{Content, ContentBlock, ImageSource, ToolDefinition};
+use crate::core::stream::NativeToolCall;
+
+/// Whether `name` runs without asking.
+pub(crate) fn auto_approved(config: &TaskConfig, name: &str) -> bool {
+    let read_only = config.tool(name).is_some_and(|t| t.read_only);
+    config.yolo || config.auto_approve.all || (read_only && config.auto_approve.read_only)
+}
+
+/// A native call's parameters: string values as they are, others as JSON text.
+pub(crate) fn native_params(call: &NativeToolCall) -> Vec<(String, String)> {
+    call.arguments.members().map(|(k, v)| (k.to_owned(), v.to_owned())).collect()
+}
+
+/// A native call's arguments as an object, from what was read (for invalid JSON).
+pub(crate) fn params_object(call: &NativeToolCall) -> serde_json::Value {
+    native_params(call).into_iter().map(|(k, v)| (k, serde_json::Value::String(v))).collect::<serde_json::Map<_, _>>().into()
+}
+
+/// The tool definitions sent for native tool calling.
+pub(crate) fn definitions(config: &TaskConfig) -> Vec<ToolDefinition> {
+    texts::all_tools(config)
+        .into_iter()
+        .map(|(name, description, params)| {
+            let schema = config
+                .tool(&name)
+                .and_then(|t| t.input_schema.as_deref())
+                .and_then(|s| serde_json::from_str(s).ok())
+                .unwrap_or_else(|| {
+                    let properties: serde_json::Map<String, serde_json::Value> = params
+                        .iter()
+                        .map(|p| (p.name.clone(), serde_json::json!({ "type": "string", "description": p.description })))
+                        .collect();
+                    let required: Vec<&str> = params.iter().filter(|p| p.required).map(|p| p.name.as_str()).collect();
+                    serde_json::json!({ "type": "object", "properties": properties, "required": required })
+                });
+            ToolDefinition { name, description, input_schema: schema }
+        })
+        .collect()
+}
+
+/// The job for the block at the current index.
+pub(crate) fn job_of(ctx: &Ctx, round: &Round, item: Item) -> ToolJob {
+    let (name, params, call_id) = match item {
+        Item::Parsed(n) => match round.parsed(n) {
+            Some(block) => (
+                block.tool_name().unwrap_or_default().to_owned(),
+                block.params().map(|(k, v)| (k.to_owned(), v.to_owned())).collect(),
+                None,
+            ),
+            None => (String::new(), Vec::new(), None),
+        },
+        Item::Native(n) => match round.natives.calls().get(n) {
+            Some(call) => (call.name.clone(), native_params(call), Some(call.id.clone())),
+            None => (String::new(), Vec::new(), None),
+        },
+    };
+    let spec = texts::params_of(&ctx.config, &name);
+    let description = texts::describe_call(&name, &spec, &params);
+    ToolJob { name, params, call_id, description, ts: round.index_ts.map(|(ts, _)| ts) }
+}
+
+/// Pushes a notice for `job` (a plain text block, or a tool_result for a native call).
+pub(crate) fn push_notice(round: &mut Round, job: &ToolJob, text: String) {
+    let block = match &job.call_id {
+        None => ContentBlock::Text { text },
+        Some(id) => ContentBlock::ToolResult { tool_use_id: id.clone(), content: Content::Text(text), is_error: true },
+    };
+    round.user_content.push(block);
+}
+
+/// The result blocks of `job`: `[desc] Result:\n…` with any images.
+fn result_blocks(job: &ToolJob, text: &str, images: Vec<ImageSource>, is_error: bool) -> Vec<ContentBlock> {
+    let body = if text.is_empty() && images.is_empty() { texts::EMPTY_RESULT } else { text };
+    let header = ContentBlock::Text { text: format!("{} Result:\n{body}", job.description) };
+    let images = images.into_iter().map(|source| ContentBlock::Image { source });
+    match &job.call_id {
+        None => std::iter::once(header).chain(images).collect(),
+        Some(id) => {
+            let mut blocks: Vec<ContentBlock> = std::iter::once(header).chain(images).collect();
+            let content = match (blocks.len(), blocks.pop()) {
+                (1, Some(ContentBlock::Text { text })) => Content::Text(text),
+                (_, Some(last)) => {
+                    blocks.push(last);
+                    Content::Blocks(blocks)
+                }
+                (_, None) => Content::Text(String::new()),
+            };
+            vec![ContentBlock::ToolResult { tool_use_id: id.clone(), content, is_error }]
+        }
+    }
+}
+
+fn get<'a>(job: &'a ToolJob, name: &str) -> &'a str {
+    job.params.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str()).unwrap_or_default()
+}
+
+impl Ctx {
+    /// Starts the job of a complete tool block.
+    pub(crate) fn start_tool(&mut self, round: &mut Round, job: ToolJob) {
+        let known = job.name == ATTEMPT_COMPLETION || job.name == ASK_FOLLOWUP_QUESTION || self.config.tool(&job.name).is_some();
+        if !known {
+            let names: Vec<String> = texts::all_tools(&self.config).into_iter().map(|(n, ..)| n).collect();
+            self.mistakes += 1;
+            self.say(SayKind::Error, format!("The model called a tool that does not exist: {}", job.name));
+            self.push_result(round, &job, result_blocks_raw(&job, texts::unknown_tool(&job.name, &names.join(", "))));
+            return;
+        }
+        let spec = texts::params_of(&self.config, &job.name);
+        if let Some(missing) = spec.iter().find(|p| p.required && get(&job, &p.name).trim().is_empty()) {
+            self.mistakes += 1;
+            self.finish_block_message(round);
+            self.say(SayKind::Error, texts::missing_param_notice(&job.name, &missing.name));
+            let native = job.call_id.is_some();
+            let text = texts::missing_param(&job.name, &missing.name, native);
+            self.push_result(round, &job, result_blocks_raw(&job, text));
+            return;
+        }
+        match job.name.as_str() {
+            ATTEMPT_COMPLETION => {
+                self.mistakes = 0;
+                let result = get(&job, "result").to_owned();
+                self.final_block_message(round, MessageKind::Say(SayKind::CompletionResult), result);
+                if self.config.hooks.task_complete {
+                    let id = self.new_id();
+                    self.hook(id, HookKind::TaskComplete, Some(job.name.clone()), job.params.clone(), None);
+                    round.wait = Wait::CompletionHook { id, job };
+                } else {
+                    self.ask_completion(round, job);
+                }
+            }
+            ASK_FOLLOWUP_QUESTION if self.config.yolo => {
+                self.finish_block_message(round);
+                self.say(SayKind::Info, get(&job, "question").to_owned());
+                self.push_result(round, &job, result_blocks(&job, texts::yolo_followup(), Vec::new(), false));
+            }
+            ASK_FOLLOWUP_QUESTION => {
+                let text = serde_json::json!({ "question": get(&job, "question"), "options": get(&job, "options") });
+                let ask_ts = self.final_block_message(round, MessageKind::Ask(AskKind::Followup), text.to_string());
+                round.wait = Wait::Followup { ask_ts, job };
+            }
+            name => {
+                let read_only = self.config.tool(name).is_some_and(|t| t.read_only);
+                if !read_only && self.initial_checkpoint.is_some() {
+                    round.wait = Wait::Checkpoint(job);
+                } else {
+                    self.before_approval(round, job);
+                }
+            }
+        }
+    }
+
+    /// The initial checkpoint was saved: a job waiting for it goes on.
+    pub(crate) fn checkpoint_ready(&mut self, round: &mut Round) {
+        if let Wait::Checkpoint(job) = std::mem::take(&mut round.wait) {
+            self.before_approval(round, job);
+            if round.wait == Wait::Idle {
+                self.complete_block(round);
+            }
+        }
+    }
+
+    fn before_approval(&mut self, round: &mut Round, job: ToolJob) {
+        if self.config.hooks.pre_tool_use {
+            let id = self.new_id();
+            self.hook(id, HookKind::PreToolUse, Some(job.name.clone()), job.params.clone(), None);
+            round.wait = Wait::PreHook { id, job };
+        } else {
+            self.approve(round, job);
+        }
+    }
+
+    fn approve(&mut self, round: &mut Round, job: ToolJob) {
+        let text = serde_json::json!({
+            "tool": job.name,
+            "params": job.params.iter().map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone()))).collect::<serde_json::Map<_, _>>(),
+        })
+        .to_string();
+        if auto_approved(&self.config, &job.name) {
+            self.final_block_message(round, MessageKind::Say(SayKind::Tool), text);
+            self.run(round, job);
+        } else {
+            let ask_ts = self.final_block_message(round, MessageKind::Ask(AskKind::Tool), text);
+            round.wait = Wait::Approval { ask_ts, job };
+        }
+    }
+
+    fn run(&mut self, round: &mut Round, job: ToolJob) {
+        let id = self.new_id();
+        let timeout = self.config.tool(&job.name).and_then(|t| t.timeout_ms);
+        self.effects.push_back(Effect::RunTool { id, name: job.name.clone(), params: job.params.clone() });
+        round.wait = Wait::Tool { id, job, deadline: timeout.map(|ms| self.now.saturating_add(ms)) };
+    }
+
+    fn ask_completion(&mut self, round: &mut Round, job: ToolJob) {
+        let ask_ts = self.ask(AskKind::CompletionResult, String::new());
+        round.wait = Wait::CompletionAnswer { ask_ts, job };
+    }
+
+    /// A tool call finished.
+    pub(crate) fn tool_done(&mut self, round: &mut Round, id: u64, output: ToolOutput) {
+        let Wait::Tool { id: running, .. } = round.wait else { return };
+        if running != id {
+            return;
+        }
+        let Wait::Tool { job, .. } = std::mem::take(&mut round.wait) else { return };
+        let (text, failed) = if output.is_error {
+            let message = format!("Error executing {}: {}", job.name, output.text);
+            self.say(SayKind::Error, message.clone());
+            (texts::tool_error(&message), true)
+        } else {
+            self.mistakes = 0;
+            (output.text, false)
+        };
+        let blocks = result_blocks(&job, &text, output.images, failed);
+        if self.config.hooks.post_tool_use {
+            let id = self.new_id();
+            self.hook(id, HookKind::PostToolUse, Some(job.name.clone()), job.params.clone(), Some(text));
+            round.wait = Wait::PostHook { id, job, result: blocks, failed };
+        } else {
+            self.finish_tool(round, &job, blocks);
+        }
+    }
+
+    /// Running tools past their deadline are cancelled and fail.
+    pub(crate) fn tool_timeouts(&mut self, round: &mut Round) {
+        if let Wait::Tool { id, deadline: Some(deadline), .. } = round.wait {
+            if deadline <= self.now {
+                let ms = deadline.saturating_sub(self.now);
+                self.effects.push_back(Effect::CancelTool { id });
+                let limit = match &round.wait {
+                    Wait::Tool { job, .. } => self.config.tool(&job.name).and_then(|t| t.timeout_ms).unwrap_or(ms),
+                    _ => ms,
+                };
+                self.tool_done(round, id, ToolOutput::error(format!("the tool timed out after {limit} ms")));
+            }
+        }
+    }
+
+    fn finish_tool(&mut self, round: &mut Round, job: &ToolJob, blocks: Vec<ContentBlock>) {
+        self.push_result(round, job, blocks);
+        self.count_identical(round, job);
+        self.complete_block(round);
+    }
+
+    /// Pushes a result; in serial mode no other tool runs in this message after it.
+    fn push_result(&mut self, round: &mut Round, job: &ToolJob, blocks: Vec<ContentBlock>) {
+        if let Some(id) = &job.call_id {
+            let answered = round.user_content.iter().any(|b| {
+                matches!(b, ContentBlock::ToolResult { tool_use_id, content, .. } if tool_use_id == id && content != &Content::Text(String::new()))
+            });
+            if answered {
+                return;
+            }
+        }
+        round.user_content.extend(blocks);
+        if !self.config.parallel_tool_calling {
+            round.did_use_tool = true;
+        }
+    }
+
+    /// The same call with identical parameters: a warning at 3, the mistake limit at 5.
+    fn count_identical(&mut self, round: &mut Round, job: &ToolJob) {
+        let mut params: Vec<&(String, String)> = job.params.iter().filter(|(k, _)| k != "task_progress").collect();
+        params.sort();
+        let signature = serde_json::to_string(&params).unwrap_or_default();
+        let (name, last, count) = &mut self.identical;
+        if *name == job.name && *last == signature {
+            *count += 1;
+        } else {
+            *name = job.name.clone();
+            *last = signature;
+            *count = 1;
+        }
+        match *count {
+            3 => round.user_content.push(ContentBlock::Text { text: texts::repeated_call(&job.name) }),
+            5 => self.mistakes = self.config.max_consecutive_mistakes,
+            _ => {}
+        }
+    }
+
+    fn push_feedback(&mut self, round: &mut Round, answer: &AskAnswer) {
+        if !answer.has_feedback() {
+            return;
+        }
+        self.say_with_images(SayKind::UserFeedback, answer.text.clone(), answer.images.clone());
+        round.user_content.push(ContentBlock::Text { text: texts::feedback(&answer.text) });
+        round.user_content.extend(answer.images.iter().cloned().map(|source| ContentBlock::Image { source }));
+    }
+
+    /// The answer to an ask of the presenter; returns the outcome when it ends the task.
+    pub(crate) fn answer(&mut self, round: &mut Round, ts: u64, answer: AskAnswer) -> Option<Outcome> {
+        match std::mem::take(&mut round.wait) {
+            Wait::Approval { ask_ts, job } if ask_ts == ts => {
+                self.push_feedback(round, &answer);
+                if answer.response == AskResponse::Yes {
+                    self.run(round, job);
+                } else {
+                    round.did_reject = true;
+                    self.finish_tool(round, &job, result_blocks(&job, texts::TOOL_DENIED, Vec::new(), true));
+                }
+            }
+            Wait::Followup { ask_ts, job } if ask_ts == ts => {
+                self.say_with_images(SayKind::UserFeedback, answer.text.clone(), answer.images.clone());
+                self.mistakes = 0;
+                let text = format!("<answer>\n{}\n</answer>", answer.text);
+                self.finish_tool(round, &job, result_blocks(&job, &text, answer.images, false));
+            }
+            Wait::CompletionAnswer { ask_ts, job } if ask_ts == ts => {
+                let accepted = answer.response == AskResponse::Yes
+                    || (answer.response == AskResponse::Message && !answer.has_feedback());
+                if accepted {
+                    return Some(Outcome::Completed { result: get(&job, "result").to_owned() });
+                }
+                if !answer.has_feedback() {
+                    return Some(Outcome::ended(codes::COMPLETION_DECLINED, "the user declined the result"));
+                }
+                self.say_with_images(SayKind::UserFeedback, answer.text.clone(), answer.images.clone());
+                let mut blocks = vec![
+                    ContentBlock::Text { text: "[attempt_completion] Result: Done".to_owned() },
+                    ContentBlock::Text { text: texts::completion_feedback().to_owned() },
+                    ContentBlock::Text { text: format!("<feedback>\n{}\n</feedback>", answer.text) },
+                ];
+                blocks.extend(answer.images.into_iter().map(|source| ContentBlock::Image { source }));
+                let blocks = match &job.call_id {
+                    None => blocks,
+                    Some(id) => vec![ContentBlock::ToolResult {
+                        tool_use_id: id.clone(),
+                        content: Content::Blocks(blocks),
+                        is_error: false,
+                    }],
+                };
+                self.finish_tool(round, &job, blocks);
+            }
+            other => round.wait = other,
+        }
+        None
+    }
+
+    /// A hook finished; returns whether it cancels the task.
+    pub(crate) fn hook_done(&mut self, round: &mut Round, id: u64, result: HookResult) -> bool {
+        match std::mem::take(&mut round.wait) {
+            Wait::PreHook { id: waiting, job } if waiting == id => {
+                if let Some(context) = result.context.as_deref().filter(|c| !c.is_empty()) {
+                    round.user_content.push(ContentBlock::Text { text: hook_context("PreToolUse", context) });
+                }
+                if result.cancel {
+                    let text = texts::tool_error("The PreToolUse hook blocked this tool call.");
+                    self.finish_tool(round, &job, result_blocks(&job, &text, Vec::new(), true));
+                } else {
+                    self.approve(round, job);
+                }
+            }
+            Wait::PostHook { id: waiting, job, result: blocks, .. } if waiting == id => {
+                self.push_result(round, &job, blocks);
+                if let Some(context) = result.context.as_deref().filter(|c| !c.is_empty()) {
+                    round.user_content.push(ContentBlock::Text { text: hook_context("PostToolUse", context) });
+                }
+                if result.cancel {
+                    return true;
+                }
+                self.count_identical(round, &job);
+                self.complete_block(round);
+            }
+            Wait::CompletionHook { id: waiting, job } if waiting == id => self.ask_completion(round, job),
+            other => round.wait = other,
+        }
+        false
+    }
+
+    /// After a restore: asks again for what the presenter waited for.
+    pub(crate) fn reissue_wait(&mut self, round: &mut Round) {
+        match &round.wait {
+            Wait::Approval { ask_ts, .. } | Wait::Followup { ask_ts, .. } | Wait::CompletionAnswer { ask_ts, .. } => {
+                self.emit_message(*ask_ts);
+            }
+            Wait::Tool { id, job, .. } => {
+                self.effects.push_back(Effect::RunTool { id: *id, name: job.name.clone(), params: job.params.clone() });
+            }
+            Wait::PreHook { id, job } => self.hook(*id, HookKind::PreToolUse, Some(job.name.clone()), job.params.clone(), None),
+            Wait::PostHook { id, job, .. } => self.hook(*id, HookKind::PostToolUse, Some(job.name.clone()), job.params.clone(), None),
+            Wait::CompletionHook { id, job } => {
+                self.hook(*id, HookKind::TaskComplete, Some(job.name.clone()), job.params.clone(), None);
+            }
+            Wait::Checkpoint(_) | Wait::Idle => {}
+        }
+    }
+}
+
+/// A notice-like error result (no `[desc] Result:` header for XML; a failed tool_result for
+/// native calls).
+fn result_blocks_raw(job: &ToolJob, text: String) -> Vec<ContentBlock> {
+    match &job.call_id {
+        None => vec![ContentBlock::Text { text }],
+        Some(id) => vec![ContentBlock::ToolResult { tool_use_id: id.clone(), content: Content::Text(text), is_error: true }],
+    }
+}
