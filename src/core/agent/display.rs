@@ -86,7 +86,8 @@ fn cut_partial_tag(text: String) -> String {
 /// Removes "```" followed by one or more of `[A-Za-z0-9_-]` at the (trimmed) end.
 fn strip_fence_opener(text: &mut String) {
     let trimmed = text.trim_end_matches(is_js_whitespace);
-    let word = trimmed.len() - trimmed.trim_end_matches(|c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-').len();
+    let word =
+        trimmed.len() - trimmed.trim_end_matches(|c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-').len();
     if word == 0 {
         return;
     }

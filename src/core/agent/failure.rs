@@ -106,7 +106,10 @@ mod tests {
 
     #[test]
     fn quota_errors_are_not_retried_but_rate_limits_are() {
-        assert!(!http(429, r#"{"error":{"code":"insufficient_quota","message":"You exceeded your current quota"}}"#).auto_retry);
+        assert!(
+            !http(429, r#"{"error":{"code":"insufficient_quota","message":"You exceeded your current quota"}}"#)
+                .auto_retry
+        );
         assert!(http(429, r#"{"error":{"type":"rate_limit_error","message":"rate limit"}}"#).auto_retry);
     }
 }

@@ -112,7 +112,9 @@ fn pair_tool_calls(messages: &mut [Message]) {
         let (answered, asked) = (answered.unwrap_or(&empty), asked.unwrap_or(&empty));
         for block in blocks.iter_mut() {
             let text = match block {
-                ContentBlock::ToolUse { id, name, input } if message.role != Role::Assistant || !answered.contains(id) => {
+                ContentBlock::ToolUse { id, name, input }
+                    if message.role != Role::Assistant || !answered.contains(id) =>
+                {
                     format!("[called {name} with {input}]")
                 }
                 ContentBlock::ToolResult { tool_use_id, content, .. }
@@ -180,7 +182,8 @@ mod tests {
 
     #[test]
     fn a_tool_use_is_never_split_from_its_result() {
-        let call = ContentBlock::ToolUse { id: "t1".into(), name: "read".into(), input: serde_json::json!({"path": "a"}) };
+        let call =
+            ContentBlock::ToolUse { id: "t1".into(), name: "read".into(), input: serde_json::json!({"path": "a"}) };
         let result =
             ContentBlock::ToolResult { tool_use_id: "t1".into(), content: Content::Text("ok".into()), is_error: false };
         let history = vec![

@@ -171,7 +171,14 @@ impl Transcript {
     }
 
     /// Appends a message and returns its `ts`.
-    pub(crate) fn append(&mut self, now: u64, kind: MessageKind, text: String, images: Vec<ImageSource>, partial: Option<bool>) -> u64 {
+    pub(crate) fn append(
+        &mut self,
+        now: u64,
+        kind: MessageKind,
+        text: String,
+        images: Vec<ImageSource>,
+        partial: Option<bool>,
+    ) -> u64 {
         let ts = self.next_ts(now);
         self.messages.push(Message { ts, kind, text, images, partial });
         ts
@@ -187,6 +194,15 @@ impl Transcript {
     pub(crate) fn get_mut(&mut self, ts: u64) -> Option<&mut Message> {
         let index = self.messages.binary_search_by_key(&ts, |m| m.ts).ok()?;
         self.messages.get_mut(index)
+    }
+
+    /// Marks every partial message final, without telling anyone (abort).
+    pub(crate) fn finish_all_partial(&mut self) {
+        for message in &mut self.messages {
+            if message.partial == Some(true) {
+                message.partial = Some(false);
+            }
+        }
     }
 
     /// The newest message.

@@ -227,7 +227,8 @@ impl Ctx {
         if round.paced.is_some_and(|(w, _)| w == Paced::Block) {
             round.paced = None;
         }
-        let existing = round.index_ts.map(|(ts, _)| ts).filter(|ts| self.transcript.get(*ts).is_some_and(|m| m.kind == kind));
+        let existing =
+            round.index_ts.map(|(ts, _)| ts).filter(|ts| self.transcript.get(*ts).is_some_and(|m| m.kind == kind));
         let ts = match existing {
             Some(ts) => {
                 if let Some(message) = self.transcript.get_mut(ts) {
@@ -285,7 +286,13 @@ impl Ctx {
                 }
             }
             None if !round.reasoning.is_empty() => {
-                let ts = self.transcript.append(self.now, MessageKind::Say(SayKind::Reasoning), round.reasoning.clone(), Vec::new(), Some(false));
+                let ts = self.transcript.append(
+                    self.now,
+                    MessageKind::Say(SayKind::Reasoning),
+                    round.reasoning.clone(),
+                    Vec::new(),
+                    Some(false),
+                );
                 round.reasoning_ts = Some(ts);
                 self.emit_message(ts);
             }

@@ -115,6 +115,8 @@ pub(crate) struct Round {
     pub(crate) finalized: bool,
     /// Whether the assistant turn was added to the history.
     pub(crate) recorded: bool,
+    /// Whether the `api_req_started` message has its final figures.
+    pub(crate) finalized_api_req: bool,
     #[serde(skip)]
     pub(crate) decoder: Option<StreamDecoder>,
     #[serde(skip)]

@@ -192,13 +192,19 @@ impl Task {
         }
     }
 
+    /// Whether a model stream is open.
+    pub fn is_streaming(&self) -> bool {
+        matches!(&self.phase, Phase::InRound(round) if matches!(round.stream, StreamPhase::Open { .. }))
+    }
+
     /// Starts the task with the user's text and images. Ignored after the first call.
     pub fn start(&mut self, now: u64, text: &str, images: Vec<ImageSource>) {
         if !matches!(self.phase, Phase::NotStarted) {
             return;
         }
         self.ctx.tick(now);
-        let ts = self.ctx.transcript.append(now, MessageKind::Say(SayKind::Task), text.to_owned(), images.clone(), None);
+        let ts =
+            self.ctx.transcript.append(now, MessageKind::Say(SayKind::Task), text.to_owned(), images.clone(), None);
         self.ctx.emit_message(ts);
         let mut content = vec![ContentBlock::Text { text: format!("<task>\n{text}\n</task>") }];
         content.extend(images.into_iter().map(|source| ContentBlock::Image { source }));
@@ -276,7 +282,10 @@ impl Task {
                     self.ctx.say(SayKind::ApiReqRetried, String::new());
                     self.phase = Phase::AwaitingRoundStart { content, until: None };
                 } else {
-                    self.finish(Outcome::ended(codes::API_REQ_FAILED, "the user chose not to retry the failed request"));
+                    self.finish(Outcome::ended(
+                        codes::API_REQ_FAILED,
+                        "the user chose not to retry the failed request",
+                    ));
                 }
             }
             Phase::InRound(mut round) => {
@@ -284,7 +293,10 @@ impl Task {
                     if ask_ts == ts {
                         if answer.response != AskResponse::Yes {
                             self.phase = Phase::InRound(round);
-                            self.finish(Outcome::ended(codes::API_REQ_FAILED, "the user chose not to retry the failed request"));
+                            self.finish(Outcome::ended(
+                                codes::API_REQ_FAILED,
+                                "the user chose not to retry the failed request",
+                            ));
                             return;
                         }
                         self.ctx.retry_attempts = 0;
@@ -408,10 +420,8 @@ impl Task {
         if matches!(self.phase, Phase::Finished(_)) {
             return;
         }
-        let idle_at_completion = matches!(
-            self.ctx.transcript.last().map(|m| m.kind),
-            Some(MessageKind::Ask(AskKind::CompletionResult))
-        );
+        let idle_at_completion =
+            matches!(self.ctx.transcript.last().map(|m| m.kind), Some(MessageKind::Ask(AskKind::CompletionResult)));
         if let Phase::InRound(round) = &mut self.phase {
             if matches!(round.stream, StreamPhase::Open { .. }) {
                 self.ctx.effects.push_back(Effect::CancelStream { stream: round.stream_id });
@@ -423,15 +433,14 @@ impl Task {
                 self.ctx.effects.push_back(Effect::CancelTool { id });
             }
         }
-        // NOTE: the last streamed message is finalised in the transcript without a say: after
-        // abort no callback but the TaskCancel hook runs.
-        if let Some(last) = self.ctx.transcript.messages().last().map(|m| m.ts) {
-            if let Some(message) = self.ctx.transcript.get_mut(last) {
-                if message.partial == Some(true) {
-                    message.partial = Some(false);
-                }
+        // NOTE: partial messages are finalised in the transcript without a say: after abort
+        // no callback but the TaskCancel hook runs.
+        if let Phase::InRound(round) = &self.phase {
+            if !round.finalized_api_req {
+                self.ctx.cancel_api_req(round.api_req_ts);
             }
         }
+        self.ctx.transcript.finish_all_partial();
         if self.ctx.config.hooks.task_cancel && !idle_at_completion {
             let id = self.ctx.new_id();
             self.ctx.hook(id, HookKind::TaskCancel, None, Vec::new(), None);
@@ -458,8 +467,8 @@ impl Task {
     /// A [`ConfigError`] when the JSON is not a snapshot of this version or its settings
     /// cannot work.
     pub fn restore(json: &str, now: u64) -> Result<Self, ConfigError> {
-        let snapshot: Snapshot = serde_json::from_str(json)
-            .map_err(|e| ConfigError { field: "snapshot".into(), message: e.to_string() })?;
+        let snapshot: Snapshot =
+            serde_json::from_str(json).map_err(|e| ConfigError { field: "snapshot".into(), message: e.to_string() })?;
         if snapshot.version != 1 {
             return Err(ConfigError { field: "snapshot".into(), message: "unknown snapshot version".into() });
         }
@@ -637,8 +646,13 @@ impl Task {
             self.ctx.effects.push_back(Effect::SaveCheckpoint { id, kind: CheckpointKind::Initial });
         }
         let request = serde_json::json!({ "request": summarize(&content) }).to_string();
-        let api_req_ts =
-            self.ctx.transcript.append(self.ctx.now, MessageKind::Say(SayKind::ApiReqStarted), request, Vec::new(), Some(true));
+        let api_req_ts = self.ctx.transcript.append(
+            self.ctx.now,
+            MessageKind::Say(SayKind::ApiReqStarted),
+            request,
+            Vec::new(),
+            Some(true),
+        );
         self.ctx.emit_message(api_req_ts);
         self.ctx.history.push(HistoryMessage { role: Role::User, content: Content::Blocks(content.clone()) });
         let mut round = Box::new(Round::new(content, self.ctx.tools.clone()));
@@ -739,7 +753,13 @@ impl Task {
             return;
         }
         if let Phase::InRound(round) = &self.phase {
-            if matches!(round.stream, StreamPhase::Open { .. }) && !self.ctx.effects.iter().any(|e| matches!(e, Effect::CancelStream { stream } if *stream == round.stream_id)) {
+            if matches!(round.stream, StreamPhase::Open { .. })
+                && !self
+                    .ctx
+                    .effects
+                    .iter()
+                    .any(|e| matches!(e, Effect::CancelStream { stream } if *stream == round.stream_id))
+            {
                 self.ctx.effects.push_back(Effect::CancelStream { stream: round.stream_id });
             }
         }
@@ -762,12 +782,15 @@ fn summarize(content: &[ContentBlock]) -> String {
         .map(|block| match block {
             ContentBlock::Text { text } => text.clone(),
             ContentBlock::Image { .. } => "[image]".to_owned(),
-            ContentBlock::ToolResult { content, .. } => {
-                content.blocks().into_iter().filter_map(|b| match b {
+            ContentBlock::ToolResult { content, .. } => content
+                .blocks()
+                .into_iter()
+                .filter_map(|b| match b {
                     ContentBlock::Text { text } => Some(text),
                     _ => None,
-                }).collect::<Vec<_>>().join("\n")
-            }
+                })
+                .collect::<Vec<_>>()
+                .join("\n"),
             _ => String::new(),
         })
         .collect();
@@ -818,7 +841,14 @@ impl Ctx {
         self.emit_message(ts);
     }
 
-    pub(crate) fn hook(&mut self, id: u64, kind: HookKind, tool: Option<String>, params: Vec<(String, String)>, result: Option<String>) {
+    pub(crate) fn hook(
+        &mut self,
+        id: u64,
+        kind: HookKind,
+        tool: Option<String>,
+        params: Vec<(String, String)>,
+        result: Option<String>,
+    ) {
         self.effects.push_back(Effect::RunHook { id, kind, tool, params, result });
     }
 
@@ -856,7 +886,11 @@ impl Ctx {
 
     /// The request for the next stream.
     pub(crate) fn model_request(&self) -> ModelRequest {
-        let tools = if self.config.tool_calling == ToolCalling::Native { super::tools::definitions(&self.config) } else { Vec::new() };
+        let tools = if self.config.tool_calling == ToolCalling::Native {
+            super::tools::definitions(&self.config)
+        } else {
+            Vec::new()
+        };
         ModelRequest {
             system: texts::system_prompt(&self.config),
             messages: history::request_messages(&self.history, self.deleted),
@@ -888,7 +922,8 @@ impl Ctx {
             blocks.push(ContentBlock::RedactedThinking { data: data.clone() });
         }
         if !round.reasoning.is_empty() {
-            blocks.push(ContentBlock::Thinking { thinking: round.reasoning.clone(), signature: round.signature.clone() });
+            blocks
+                .push(ContentBlock::Thinking { thinking: round.reasoning.clone(), signature: round.signature.clone() });
         }
         let text = round.parser.text();
         let has_text = !text.trim().is_empty() || marker.is_some();
@@ -907,8 +942,18 @@ impl Ctx {
         }
     }
 
+    /// Marks the round's `api_req_started` message cancelled by the user, without a say.
+    fn cancel_api_req(&mut self, ts: u64) {
+        let Some(message) = self.transcript.get_mut(ts) else { return };
+        if let Ok(serde_json::Value::Object(mut map)) = serde_json::from_str::<serde_json::Value>(&message.text) {
+            map.insert("cancelReason".into(), "user_cancelled".into());
+            message.text = serde_json::Value::Object(map).to_string();
+        }
+    }
+
     /// Finalises the round's `api_req_started` message with its tokens and cost.
-    pub(crate) fn finish_api_req(&mut self, round: &Round, cancel: Option<(&str, &str)>) {
+    pub(crate) fn finish_api_req(&mut self, round: &mut Round, cancel: Option<(&str, &str)>) {
+        round.finalized_api_req = true;
         let usage = &round.usage;
         let cost = self.config.info.cost(usage);
         self.last_request_tokens = usage.input_tokens

@@ -17,7 +17,8 @@ pub const EMPTY_RESULT: &str = "(tool did not return anything)";
 
 /// The reminder sent after a reply that used no tool.
 pub fn no_tools_used(native: bool) -> String {
-    let mut text = String::from("[ERROR] Your previous response did not use a tool. Every response must call exactly one tool.");
+    let mut text =
+        String::from("[ERROR] Your previous response did not use a tool. Every response must call exactly one tool.");
     if !native {
         text.push_str(
             "\n\n# Tool call format\n\nWrite a tool call as XML tags: the tool's name encloses one tag per parameter.\n\n<tool_name>\n<parameter_name>value</parameter_name>\n</tool_name>",
@@ -138,7 +139,11 @@ pub fn describe_call(name: &str, params: &[ParamSpec], values: &[(String, String
 }
 
 fn builtin_params(name: &str) -> Vec<ParamSpec> {
-    let param = |name: &str, description: &str, required| ParamSpec { name: name.into(), description: description.into(), required };
+    let param = |name: &str, description: &str, required| ParamSpec {
+        name: name.into(),
+        description: description.into(),
+        required,
+    };
     match name {
         ATTEMPT_COMPLETION => vec![param("result", "The final result of the task, for the user.", true)],
         _ => vec![

@@ -28,7 +28,11 @@ pub(crate) fn native_params(call: &NativeToolCall) -> Vec<(String, String)> {
 
 /// A native call's arguments as an object, from what was read (for invalid JSON).
 pub(crate) fn params_object(call: &NativeToolCall) -> serde_json::Value {
-    native_params(call).into_iter().map(|(k, v)| (k, serde_json::Value::String(v))).collect::<serde_json::Map<_, _>>().into()
+    native_params(call)
+        .into_iter()
+        .map(|(k, v)| (k, serde_json::Value::String(v)))
+        .collect::<serde_json::Map<_, _>>()
+        .into()
 }
 
 /// The tool definitions sent for native tool calling.
@@ -43,7 +47,9 @@ pub(crate) fn definitions(config: &TaskConfig) -> Vec<ToolDefinition> {
                 .unwrap_or_else(|| {
                     let properties: serde_json::Map<String, serde_json::Value> = params
                         .iter()
-                        .map(|p| (p.name.clone(), serde_json::json!({ "type": "string", "description": p.description })))
+                        .map(|p| {
+                            (p.name.clone(), serde_json::json!({ "type": "string", "description": p.description }))
+                        })
                         .collect();
                     let required: Vec<&str> = params.iter().filter(|p| p.required).map(|p| p.name.as_str()).collect();
                     serde_json::json!({ "type": "object", "properties": properties, "required": required })
@@ -112,7 +118,9 @@ fn get<'a>(job: &'a ToolJob, name: &str) -> &'a str {
 impl Ctx {
     /// Starts the job of a complete tool block.
     pub(crate) fn start_tool(&mut self, round: &mut Round, job: ToolJob) {
-        let known = job.name == ATTEMPT_COMPLETION || job.name == ASK_FOLLOWUP_QUESTION || self.config.tool(&job.name).is_some();
+        let known = job.name == ATTEMPT_COMPLETION
+            || job.name == ASK_FOLLOWUP_QUESTION
+            || self.config.tool(&job.name).is_some();
         if !known {
             let names: Vec<String> = texts::all_tools(&self.config).into_iter().map(|(n, ..)| n).collect();
             self.mistakes += 1;
@@ -391,8 +399,12 @@ impl Ctx {
             Wait::Tool { id, job, .. } => {
                 self.effects.push_back(Effect::RunTool { id: *id, name: job.name.clone(), params: job.params.clone() });
             }
-            Wait::PreHook { id, job } => self.hook(*id, HookKind::PreToolUse, Some(job.name.clone()), job.params.clone(), None),
-            Wait::PostHook { id, job, .. } => self.hook(*id, HookKind::PostToolUse, Some(job.name.clone()), job.params.clone(), None),
+            Wait::PreHook { id, job } => {
+                self.hook(*id, HookKind::PreToolUse, Some(job.name.clone()), job.params.clone(), None)
+            }
+            Wait::PostHook { id, job, .. } => {
+                self.hook(*id, HookKind::PostToolUse, Some(job.name.clone()), job.params.clone(), None)
+            }
             Wait::CompletionHook { id, job } => {
                 self.hook(*id, HookKind::TaskComplete, Some(job.name.clone()), job.params.clone(), None);
             }
@@ -406,6 +418,8 @@ impl Ctx {
 fn result_blocks_raw(job: &ToolJob, text: String) -> Vec<ContentBlock> {
     match &job.call_id {
         None => vec![ContentBlock::Text { text }],
-        Some(id) => vec![ContentBlock::ToolResult { tool_use_id: id.clone(), content: Content::Text(text), is_error: true }],
+        Some(id) => {
+            vec![ContentBlock::ToolResult { tool_use_id: id.clone(), content: Content::Text(text), is_error: true }]
+        }
     }
 }

@@ -154,7 +154,9 @@ impl fmt::Display for StreamError {
             Self::EventTooLarge { limit } => write!(f, "a stream event is larger than {limit} bytes"),
             Self::InvalidUtf8 { line } => write!(f, "a stream line is not UTF-8: {line}"),
             Self::Network { message } => write!(f, "the request failed: {message}"),
-            Self::Timeout { waiting_for, ms } => write!(f, "no answer from the model: waited {ms} ms for {waiting_for}"),
+            Self::Timeout { waiting_for, ms } => {
+                write!(f, "no answer from the model: waited {ms} ms for {waiting_for}")
+            }
         }
     }
 }

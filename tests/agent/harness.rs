@@ -1,0 +1,355 @@
+//! A driver for native tests: a scripted model (bytes per request), scripted answers and
+//! tools, and a fake clock. Effects are answered through a queue of events, as a real
+//! driver's promises would be; presentation passes jump the queue, as microtasks do.
+
+use std::collections::VecDeque;
+
+use clew::agent::{
+    AskAnswer, AskResponse, Effect, HookKind, HookResult, Message, MessageKind, Outcome, Task, TaskConfig, ToolOutput,
+};
+use clew::stream::request::{ContentBlock, ModelRequest, Role};
+use clew::stream::{Format, StreamError};
+
+/// What the model does for one request.
+#[derive(Clone, Debug)]
+pub enum Reply {
+    /// These byte pieces, then the end of the body.
+    Bytes(Vec<Vec<u8>>),
+    /// These pieces, then a failure.
+    FailAfter(Vec<Vec<u8>>, StreamError),
+    /// No byte ever (a timeout test).
+    Silent,
+}
+
+/// Chunk lines (format "chunks") of a text reply, one piece per text part.
+pub fn text(parts: &[&str]) -> Reply {
+    Reply::Bytes(parts.iter().map(|p| text_line(p)).collect())
+}
+
+/// One chunk line of text.
+pub fn text_line(text: &str) -> Vec<u8> {
+    let mut line = serde_json::json!({ "type": "text", "text": text }).to_string().into_bytes();
+    line.push(b'\n');
+    line
+}
+
+/// One chunk line of any chunk JSON.
+pub fn line(value: serde_json::Value) -> Vec<u8> {
+    let mut line = value.to_string().into_bytes();
+    line.push(b'\n');
+    line
+}
+
+/// A failure before any content.
+pub fn fail(error: StreamError) -> Reply {
+    Reply::FailAfter(Vec::new(), error)
+}
+
+/// An HTTP error.
+pub fn http(status: u16, body: &str) -> StreamError {
+    StreamError::from_http(status, None, body, None)
+}
+
+type AskFn = Box<dyn FnMut(&Message) -> Option<AskAnswer>>;
+type ToolFn = Box<dyn FnMut(&str, &[(String, String)]) -> Option<ToolOutput>>;
+type HookFn = Box<dyn FnMut(HookKind) -> HookResult>;
+
+#[derive(Debug)]
+enum Event {
+    Bytes(u64, Vec<u8>),
+    End(u64),
+    Failed(u64, StreamError),
+    Present,
+    Answer(u64, AskAnswer),
+    ToolDone(u64, ToolOutput),
+    Checkpoint(u64),
+    Hook(u64, HookResult),
+}
+
+/// The test driver.
+pub struct Harness {
+    pub task: Task,
+    pub now: u64,
+    /// Milliseconds the clock moves per event.
+    pub step: u64,
+    pub model: VecDeque<Reply>,
+    pub requests: Vec<ModelRequest>,
+    pub effects: Vec<Effect>,
+    pub ask: AskFn,
+    pub tool: ToolFn,
+    pub hook: HookFn,
+    /// Checkpoints are saved only when the test says so (`None`: at once).
+    pub hold_checkpoints: bool,
+    pub held_checkpoints: Vec<u64>,
+    queue: VecDeque<Event>,
+    /// Each open stream's events not yet delivered: one is queued at a time, so other
+    /// events (answers, tool results) interleave with reads as on a real network.
+    streams: Vec<(u64, VecDeque<Event>)>,
+    wake: Option<u64>,
+    /// Tool calls the tool function left running.
+    pub running_tools: Vec<u64>,
+    pub tool_calls: Vec<(String, Vec<(String, String)>)>,
+    /// Stop processing events when this returns true (checked before each event).
+    pub pause: Option<Box<dyn FnMut(&Task) -> bool>>,
+}
+
+/// Answers every ask with "yes".
+pub fn approve_all() -> AskFn {
+    Box::new(|m: &Message| (!m.is_partial()).then(|| AskAnswer::button(AskResponse::Yes)))
+}
+
+impl Harness {
+    /// A harness over a task with `config` and the model's `replies`; tools echo their
+    /// parameters, asks are approved.
+    pub fn new(config: TaskConfig, replies: Vec<Reply>) -> Self {
+        let task = Task::new(config).expect("config");
+        Self {
+            task,
+            now: 1_000,
+            step: 1,
+            model: replies.into(),
+            requests: Vec::new(),
+            effects: Vec::new(),
+            ask: approve_all(),
+            tool: Box::new(|name: &str, params: &[(String, String)]| {
+                let args: Vec<String> = params.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                Some(ToolOutput::text(format!("{name} ran with {}", args.join(", "))))
+            }),
+            hook: Box::new(|_| HookResult::default()),
+            hold_checkpoints: false,
+            held_checkpoints: Vec::new(),
+            queue: VecDeque::new(),
+            streams: Vec::new(),
+            wake: None,
+            running_tools: Vec::new(),
+            tool_calls: Vec::new(),
+            pause: None,
+        }
+    }
+
+    /// Starts the task and runs it until it ends or nothing more can happen.
+    pub fn start(&mut self, text: &str) -> &mut Self {
+        self.task.start(self.now, text, Vec::new());
+        self.run()
+    }
+
+    /// Runs until the task ends, or no event is queued and no wake-up is due.
+    pub fn run(&mut self) -> &mut Self {
+        loop {
+            self.drain();
+            if self.task.outcome().is_some() {
+                self.drain();
+                return self;
+            }
+            if let Some(pause) = self.pause.as_mut() {
+                if pause(&self.task) {
+                    return self;
+                }
+            }
+            if let Some(event) = self.queue.pop_front() {
+                self.now += self.step;
+                let stream = match &event {
+                    Event::Bytes(id, _) => Some(*id),
+                    _ => None,
+                };
+                self.deliver(event);
+                if let Some(id) = stream {
+                    self.queue_next_read(id);
+                }
+                continue;
+            }
+            match self.wake {
+                Some(at) => {
+                    self.now = self.now.max(at);
+                    self.wake = None;
+                    self.task.handle_timeout(self.now);
+                }
+                None => return self,
+            }
+        }
+    }
+
+    fn queue_next_read(&mut self, id: u64) {
+        if let Some((_, events)) = self.streams.iter_mut().find(|(s, _)| *s == id) {
+            if let Some(next) = events.pop_front() {
+                self.queue.push_back(next);
+            }
+        }
+    }
+
+    fn deliver(&mut self, event: Event) {
+        let now = self.now;
+        match event {
+            Event::Bytes(id, bytes) => self.task.handle_stream_bytes(now, id, &bytes),
+            Event::End(id) => self.task.handle_stream_end(now, id),
+            Event::Failed(id, error) => self.task.handle_stream_failed(now, id, &error),
+            Event::Present => self.task.handle_present(now),
+            Event::Answer(ts, answer) => self.task.handle_ask_answer(now, ts, answer),
+            Event::ToolDone(id, output) => self.task.handle_tool_done(now, id, output),
+            Event::Checkpoint(id) => self.task.handle_checkpoint_saved(now, id, true),
+            Event::Hook(id, result) => self.task.handle_hook_done(now, id, result),
+        }
+    }
+
+    /// Performs every pending effect.
+    pub fn drain(&mut self) {
+        while let Some(effect) = self.task.poll_effect() {
+            self.effects.push(effect.clone());
+            match effect {
+                Effect::OpenStream { stream, request } => {
+                    self.requests.push(request);
+                    let mut events: VecDeque<Event> = VecDeque::new();
+                    match self.model.pop_front() {
+                        Some(Reply::Bytes(pieces)) => {
+                            events.extend(pieces.into_iter().map(|p| Event::Bytes(stream, p)));
+                            events.push_back(Event::End(stream));
+                        }
+                        Some(Reply::FailAfter(pieces, error)) => {
+                            events.extend(pieces.into_iter().map(|p| Event::Bytes(stream, p)));
+                            events.push_back(Event::Failed(stream, error));
+                        }
+                        Some(Reply::Silent) => {}
+                        None => events
+                            .push_back(Event::Failed(stream, StreamError::Network { message: "script ended".into() })),
+                    }
+                    self.streams.push((stream, events));
+                    self.queue_next_read(stream);
+                }
+                Effect::SchedulePresentation => self.queue.push_front(Event::Present),
+                Effect::Ask(message) if !message.is_partial() => {
+                    if let Some(answer) = (self.ask)(&message) {
+                        self.queue.push_back(Event::Answer(message.ts, answer));
+                    }
+                }
+                Effect::RunTool { id, name, params } => {
+                    self.tool_calls.push((name.clone(), params.clone()));
+                    match (self.tool)(&name, &params) {
+                        Some(output) => self.queue.push_back(Event::ToolDone(id, output)),
+                        None => self.running_tools.push(id),
+                    }
+                }
+                Effect::SaveCheckpoint { id, .. } => {
+                    if self.hold_checkpoints {
+                        self.held_checkpoints.push(id);
+                    } else {
+                        self.queue.push_back(Event::Checkpoint(id));
+                    }
+                }
+                Effect::RunHook { id, kind, .. } => {
+                    let result = (self.hook)(kind);
+                    if kind != HookKind::TaskCancel {
+                        self.queue.push_back(Event::Hook(id, result));
+                    }
+                }
+                Effect::WakeAt(at) => self.wake = at,
+                _ => {}
+            }
+        }
+    }
+
+    /// Releases held checkpoints.
+    pub fn release_checkpoints(&mut self) -> &mut Self {
+        for id in std::mem::take(&mut self.held_checkpoints) {
+            self.queue.push_back(Event::Checkpoint(id));
+        }
+        self.run()
+    }
+
+    /// How the task ended.
+    pub fn outcome(&self) -> Option<&Outcome> {
+        self.task.outcome()
+    }
+
+    /// Final (non-partial) messages as `say kind: text` / `ask kind: text` lines.
+    pub fn transcript(&self) -> Vec<String> {
+        self.task
+            .messages()
+            .iter()
+            .map(|m| match m.kind {
+                MessageKind::Say(kind) => format!("say {}: {}", kind.as_str(), m.text),
+                MessageKind::Ask(kind) => format!("ask {}: {}", kind.as_str(), m.text),
+            })
+            .collect()
+    }
+
+    /// The final text of the first `text` message.
+    pub fn first_text(&self) -> String {
+        let texts = self.says_of("text");
+        let ts = texts.first().map(|m| m.ts);
+        texts.iter().filter(|m| Some(m.ts) == ts).last().map(|m| m.text.clone()).unwrap_or_default()
+    }
+
+    /// Kinds of final messages, in order, without api_req_started.
+    pub fn kinds(&self) -> Vec<String> {
+        self.transcript()
+            .into_iter()
+            .filter(|l| !l.starts_with("say api_req_started"))
+            .map(|l| l.split(':').next().unwrap_or_default().to_owned())
+            .collect()
+    }
+
+    /// Every user content block's text of history message `index`.
+    pub fn history_texts(&self, index: usize) -> Vec<String> {
+        self.task.history().get(index).map(|m| block_texts(&m.content.blocks())).unwrap_or_default()
+    }
+
+    /// Roles of the history.
+    pub fn roles(&self) -> Vec<Role> {
+        self.task.history().iter().map(|m| m.role).collect()
+    }
+
+    /// Say effects of kind `kind` (partial updates included).
+    pub fn says_of(&self, kind: &str) -> Vec<Message> {
+        self.effects
+            .iter()
+            .filter_map(|e| match e {
+                Effect::Say(m) if matches!(m.kind, MessageKind::Say(k) if k.as_str() == kind) => Some(m.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The delays (ms) of the error_retry says, from their JSON.
+    pub fn retry_delays(&self) -> Vec<u64> {
+        self.says_of("error_retry")
+            .iter()
+            .filter_map(|m| serde_json::from_str::<serde_json::Value>(&m.text).ok())
+            .filter(|v| v.get("failed").is_none())
+            .filter_map(|v| v.get("delaySeconds").and_then(serde_json::Value::as_u64))
+            .collect()
+    }
+}
+
+/// Texts of content blocks (tool results' texts included).
+pub fn block_texts(blocks: &[ContentBlock]) -> Vec<String> {
+    blocks
+        .iter()
+        .flat_map(|b| match b {
+            ContentBlock::Text { text } => vec![text.clone()],
+            ContentBlock::ToolResult { content, .. } => block_texts(&content.blocks()),
+            ContentBlock::ToolUse { name, input, .. } => vec![format!("tool_use {name} {input}")],
+            ContentBlock::Image { .. } => vec!["[image]".into()],
+            ContentBlock::Thinking { thinking, .. } => vec![format!("thinking {thinking}")],
+            ContentBlock::RedactedThinking { .. } => vec!["[redacted]".into()],
+        })
+        .collect()
+}
+
+/// A config for chunk-format scripts with two tools: `read` (read-only) and `write`.
+pub fn config() -> TaskConfig {
+    use clew::agent::{ParamSpec, ToolSpec};
+    let param = |name: &str| ParamSpec { name: name.into(), description: String::new(), required: true };
+    TaskConfig {
+        format: Format::Chunks,
+        tools: vec![
+            ToolSpec { name: "read".into(), parameters: vec![param("path")], read_only: true, ..ToolSpec::default() },
+            ToolSpec { name: "write".into(), parameters: vec![param("path"), param("content")], ..ToolSpec::default() },
+        ],
+        ..TaskConfig::default()
+    }
+}
+
+/// A reply that completes the task.
+pub fn completion(result: &str) -> Reply {
+    text(&[&format!("Done.\n<attempt_completion><result>{result}</result></attempt_completion>")])
+}

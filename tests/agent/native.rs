@@ -1,0 +1,151 @@
+//! Native tool calls: definitions sent in native mode, calls run through the same gates,
+//! results paired with the provider's call ids.
+
+use crate::harness::*;
+use clew::agent::{AskAnswer, AskKind, AskResponse, MessageKind, Outcome, TaskConfig, ToolCalling};
+use clew::stream::request::{Content, ContentBlock};
+use clew::stream::Format;
+
+fn event(name: &str, data: serde_json::Value) -> Vec<u8> {
+    format!("event: {name}\ndata: {data}\n\n").into_bytes()
+}
+
+/// An Anthropic reply: some text, then a tool_use streamed in two JSON pieces.
+fn anthropic_tool_reply(id: &str, tool: &str, json_pieces: &[&str]) -> Reply {
+    use serde_json::json;
+    let mut pieces = vec![
+        event(
+            "message_start",
+            json!({"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"model":"m","usage":{"input_tokens":10,"output_tokens":1}}}),
+        ),
+        event(
+            "content_block_start",
+            json!({"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}),
+        ),
+        event(
+            "content_block_delta",
+            json!({"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Reading."}}),
+        ),
+        event("content_block_stop", json!({"type":"content_block_stop","index":0})),
+        event(
+            "content_block_start",
+            json!({"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":id,"name":tool,"input":{}}}),
+        ),
+    ];
+    for piece in json_pieces {
+        pieces.push(event(
+            "content_block_delta",
+            json!({"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":piece}}),
+        ));
+    }
+    pieces.push(event("content_block_stop", json!({"type":"content_block_stop","index":1})));
+    pieces.push(event(
+        "message_delta",
+        json!({"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":20}}),
+    ));
+    pieces.push(event("message_stop", json!({"type":"message_stop"})));
+    Reply::Bytes(pieces)
+}
+
+fn native_config() -> TaskConfig {
+    TaskConfig { format: Format::Anthropic, tool_calling: ToolCalling::Native, ..config() }
+}
+
+#[test]
+fn native_mode_sends_tool_definitions_with_each_request() {
+    let mut h = Harness::new(
+        native_config(),
+        vec![anthropic_tool_reply("toolu_9", "attempt_completion", &["{\"result\":\"ok\"}"])],
+    );
+    h.start("t");
+    let names: Vec<_> = h.requests[0].tools.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, vec!["read", "write", "ask_followup_question", "attempt_completion"]);
+    assert_eq!(h.requests[0].tools[0].input_schema["required"], serde_json::json!(["path"]));
+    assert!(!h.requests[0].system.contains("Usage:\n<read>"), "no XML syntax in native mode");
+}
+
+#[test]
+fn a_native_call_runs_through_the_gates_and_its_result_carries_the_call_id() {
+    let reply = anthropic_tool_reply("toolu_1", "read", &["{\"path\": \"a", ".md\"}"]);
+    let mut h = Harness::new(
+        native_config(),
+        vec![reply, anthropic_tool_reply("toolu_2", "attempt_completion", &["{\"result\":\"ok\"}"])],
+    );
+    h.start("t");
+    assert_eq!(h.tool_calls[0], ("read".to_owned(), vec![("path".to_owned(), "a.md".to_owned())]));
+    let assistant = h.task.history()[1].content.blocks();
+    assert!(
+        matches!(&assistant[1], ContentBlock::ToolUse { id, name, input } if id == "toolu_1" && name == "read" && input["path"] == "a.md")
+    );
+    let user = h.task.history()[2].content.blocks();
+    match &user[0] {
+        ContentBlock::ToolResult { tool_use_id, content: Content::Text(text), .. } => {
+            assert_eq!(tool_use_id, "toolu_1");
+            assert!(text.starts_with("[read for 'a.md'] Result:"));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(h.outcome(), Some(Outcome::Completed { .. })));
+    assert_eq!(h.first_text(), "Reading.");
+}
+
+#[test]
+fn native_calls_in_xml_mode_also_run_and_pair_their_results() {
+    let config = TaskConfig { format: Format::Anthropic, ..config() };
+    let reply = anthropic_tool_reply("toolu_1", "read", &["{\"path\":\"a\"}"]);
+    let mut h = Harness::new(config, vec![reply, completion_anthropic()]);
+    h.start("t");
+    assert_eq!(h.tool_calls.len(), 1);
+    assert!(
+        matches!(&h.task.history()[2].content.blocks()[0], ContentBlock::ToolResult { tool_use_id, .. } if tool_use_id == "toolu_1")
+    );
+}
+
+fn completion_anthropic() -> Reply {
+    anthropic_tool_reply("toolu_end", "attempt_completion", &["{\"result\":\"done\"}"])
+}
+
+#[test]
+fn a_native_call_to_an_unknown_tool_is_an_error_result_and_a_mistake() {
+    let reply = anthropic_tool_reply("toolu_1", "rm_rf", &["{}"]);
+    let mut h = Harness::new(native_config(), vec![reply, completion_anthropic()]);
+    h.start("t");
+    assert!(h.tool_calls.is_empty());
+    match &h.task.history()[2].content.blocks()[0] {
+        ContentBlock::ToolResult { tool_use_id, is_error, content } => {
+            assert_eq!(tool_use_id, "toolu_1");
+            assert!(is_error);
+            assert!(matches!(content, Content::Text(t) if t.contains("no tool named 'rm_rf'")));
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_denied_native_call_answers_its_id_with_the_denial() {
+    let reply = anthropic_tool_reply("toolu_1", "write", &["{\"path\":\"a\",\"content\":\"x\"}"]);
+    let mut h = Harness::new(native_config(), vec![reply, completion_anthropic()]);
+    h.ask = Box::new(|m| match m.kind {
+        MessageKind::Ask(AskKind::Tool) => Some(AskAnswer::button(AskResponse::No)),
+        _ => (!m.is_partial()).then(|| AskAnswer::button(AskResponse::Yes)),
+    });
+    h.start("t");
+    assert!(
+        matches!(&h.task.history()[2].content.blocks()[0], ContentBlock::ToolResult { tool_use_id, is_error: true, .. } if tool_use_id == "toolu_1")
+    );
+}
+
+#[test]
+fn an_empty_native_reply_takes_the_no_tools_path() {
+    let empty = Reply::Bytes(vec![
+        event(
+            "message_start",
+            serde_json::json!({"type":"message_start","message":{"id":"m","usage":{"input_tokens":1,"output_tokens":0}}}),
+        ),
+        event("message_stop", serde_json::json!({"type":"message_stop"})),
+    ]);
+    let mut h = Harness::new(native_config(), vec![empty, completion_anthropic()]);
+    h.start("t");
+    assert!(h.says_of("error").is_empty());
+    assert!(h.history_texts(1)[0].starts_with("[ERROR]"));
+}

@@ -1,0 +1,135 @@
+//! Failed requests: first-chunk retries, auth errors, context window, mid-stream failure,
+//! timeouts.
+
+use crate::harness::*;
+use clew::agent::{
+    codes, AskAnswer, AskResponse, Effect, Outcome, RetryPolicy, TaskConfig, Timeouts, INTERRUPTED_BY_API_ERROR,
+};
+use clew::stream::StreamError;
+
+#[test]
+fn first_chunk_server_errors_are_retried_after_2_4_8_seconds_then_the_user_is_asked() {
+    let e = || fail(http(500, "boom"));
+    let mut h = Harness::new(config(), vec![e(), e(), e(), e(), completion("ok")]);
+    h.start("t");
+    assert_eq!(h.retry_delays(), vec![2, 4, 8]);
+    let failed: Vec<_> = h.says_of("error_retry").into_iter().filter(|m| m.text.contains("\"failed\":true")).collect();
+    assert_eq!(failed.len(), 1);
+    assert!(h.kinds().contains(&"ask api_req_failed".to_owned()));
+    assert!(h.kinds().contains(&"say api_req_retried".to_owned()));
+    assert_eq!(h.roles().len(), 2, "retries never duplicate the user message");
+    assert!(matches!(h.outcome(), Some(Outcome::Completed { .. })));
+}
+
+#[test]
+fn the_retry_clock_really_waits_between_attempts() {
+    let mut h = Harness::new(config(), vec![fail(http(503, "busy")), completion("ok")]);
+    let start = h.now;
+    h.start("t");
+    assert!(h.now - start >= 2_000, "waited {} ms", h.now - start);
+}
+
+#[test]
+fn a_rate_limits_retry_after_is_honoured() {
+    let error = StreamError::from_http(429, Some("30"), "slow down", None);
+    let mut h = Harness::new(config(), vec![fail(error), completion("ok")]);
+    h.start("t");
+    assert_eq!(h.retry_delays(), vec![30]);
+}
+
+#[test]
+fn an_auth_error_is_not_retried_and_goes_straight_to_the_ask() {
+    let mut h = Harness::new(config(), vec![fail(http(401, "invalid x-api-key"))]);
+    h.ask = Box::new(|_| Some(AskAnswer::button(AskResponse::No)));
+    h.start("t");
+    assert!(h.says_of("error_retry").is_empty());
+    assert!(h.kinds().contains(&"ask api_req_failed".to_owned()));
+    assert!(matches!(h.outcome(), Some(Outcome::Ended { code, .. }) if code == codes::API_REQ_FAILED));
+}
+
+#[test]
+fn yolo_mode_fails_the_task_when_retries_run_out() {
+    let e = || fail(http(500, "boom"));
+    let config = TaskConfig { yolo: true, retry: RetryPolicy { max_retries: 1, ..RetryPolicy::default() }, ..config() };
+    let mut h = Harness::new(config, vec![e(), e()]);
+    h.start("t");
+    assert!(matches!(h.outcome(), Some(Outcome::Failed { code, .. }) if code == codes::RETRIES_EXHAUSTED));
+}
+
+#[test]
+fn a_context_window_error_truncates_silently_and_retries_once_per_round() {
+    let overflow = || fail(http(400, r#"{"error":{"type":"invalid_request_error","message":"prompt is too long"}}"#));
+    let read = |p: &str| text(&[&format!("<read><path>{p}</path></read>")]);
+    let script = vec![read("1"), read("2"), read("3"), read("4"), overflow(), overflow(), completion("ok")];
+    let mut h = Harness::new(config(), script);
+    h.start("t");
+    let n = h.requests.len();
+    assert!(h.requests[n - 2].messages.len() < h.requests[n - 3].messages.len(), "the first retry was truncated");
+    assert_eq!(h.retry_delays().len(), 1, "the second overflow of the round took the retry path");
+    assert!(matches!(h.outcome(), Some(Outcome::Completed { .. })));
+}
+
+#[test]
+fn a_mid_stream_failure_keeps_the_partial_reply_and_resumes_in_place() {
+    let cut = Reply::FailAfter(
+        vec![text_line("I was say"), text_line("ing")],
+        StreamError::Incomplete { expected: "message_stop" },
+    );
+    let mut h = Harness::new(config(), vec![cut, completion("ok")]);
+    h.start("t");
+    assert_eq!(h.history_texts(1), vec![format!("I was saying{INTERRUPTED_BY_API_ERROR}")]);
+    assert!(h.history_texts(2)[0].contains("cut off by an API error"));
+    assert_eq!(h.first_text(), "I was saying");
+    let first = h.task.messages().iter().find(|m| m.text == "I was saying").unwrap();
+    assert_eq!(first.partial, Some(false), "what was shown stays, finalised");
+    assert_eq!(h.retry_delays(), vec![2]);
+    assert!(matches!(h.outcome(), Some(Outcome::Completed { .. })));
+}
+
+#[test]
+fn a_complete_tool_before_a_mid_stream_failure_still_runs() {
+    let pieces = vec![text_line("<read><path>a</path></read>"), text_line("\nand then")];
+    let mut h = Harness::new(config(), vec![Reply::FailAfter(pieces, http(500, "gone")), completion("ok")]);
+    h.start("t");
+    assert_eq!(h.tool_calls.len(), 1);
+    let next = h.history_texts(2);
+    assert!(next[0].starts_with("[read for 'a'] Result:"));
+}
+
+#[test]
+fn a_first_byte_that_never_comes_is_a_retryable_timeout() {
+    let config = TaskConfig { timeouts: Timeouts { first_byte_ms: Some(10_000), idle_ms: None }, ..config() };
+    let mut h = Harness::new(config, vec![Reply::Silent, completion("ok")]);
+    h.start("t");
+    assert!(h.effects.iter().any(|e| matches!(e, Effect::CancelStream { .. })));
+    assert!(h.says_of("error_retry")[0].text.contains("CLEW_TIMEOUT"));
+    assert!(matches!(h.outcome(), Some(Outcome::Completed { .. })));
+}
+
+#[test]
+fn a_stream_that_goes_silent_is_a_retryable_failure_after_its_content() {
+    let quiet = TaskConfig { timeouts: Timeouts { first_byte_ms: None, idle_ms: Some(5_000) }, ..config() };
+    let mut h = Harness::new(quiet, vec![Reply::Bytes(vec![text_line("part")]), completion("ok")]);
+    // The first reply's bytes arrive but its end never does.
+    h.model[0] = Reply::FailAfter(vec![text_line("part")], StreamError::Network { message: "never sent".into() });
+    h.start("t");
+    assert!(h.history_texts(1)[0].starts_with("part"));
+    let mut silent = Harness::new(
+        TaskConfig { timeouts: Timeouts { first_byte_ms: None, idle_ms: Some(5_000) }, ..config() },
+        vec![Reply::Silent],
+    );
+    silent.task.start(silent.now, "t", Vec::new());
+    silent.drain();
+    let Some(Effect::OpenStream { stream, .. }) =
+        silent.effects.iter().find(|e| matches!(e, Effect::OpenStream { .. })).cloned()
+    else {
+        panic!()
+    };
+    silent.task.handle_stream_bytes(silent.now + 1, stream, &text_line("hello"));
+    silent.drain();
+    assert_eq!(silent.task.poll_timeout(), Some(silent.now + 1 + 5_000));
+    silent.task.handle_timeout(silent.now + 10_000);
+    silent.drain();
+    assert!(silent.says_of("error_retry")[0].text.contains("more data"));
+    assert!(silent.history_texts(1)[0].starts_with("hello"));
+}
