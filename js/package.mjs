@@ -18,7 +18,7 @@ const manifest = {
   description: generated.description,
   license: generated.license,
   type: "module",
-  files: ["clew.js", "clew.d.ts", "clew_bg.wasm", "clew_bg.wasm.d.ts", ...entries, "README.md"],
+  files: ["clew.js", "clew.d.ts", "clew_bg.wasm", "clew_bg.wasm.d.ts", "snippets/", ...entries, "README.md"],
   types: "./index.d.ts",
   main: "./node.js",
   browser: "./browser.js",

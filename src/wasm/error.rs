@@ -13,6 +13,10 @@ pub(crate) enum Code {
     InvalidToolSet,
     /// A stream format name that does not exist (a `TypeError`).
     UnknownFormat,
+    /// An option of `new Task` has the wrong shape (a `TypeError`).
+    InvalidOptions,
+    /// `start` was called on a task that already started (a `TypeError`).
+    TaskStarted,
 }
 
 impl Code {
@@ -21,6 +25,8 @@ impl Code {
             Self::InvalidArgument => "CLEW_INVALID_ARGUMENT",
             Self::InvalidToolSet => "CLEW_INVALID_TOOL_SET",
             Self::UnknownFormat => "CLEW_UNKNOWN_FORMAT",
+            Self::InvalidOptions => "CLEW_INVALID_OPTIONS",
+            Self::TaskStarted => "CLEW_TASK_STARTED",
         }
     }
 }

@@ -7,15 +7,20 @@
 #![allow(unreachable_pub)]
 
 mod blocks_js;
+mod driver;
 mod error;
 mod parser;
 mod request;
 mod stream;
+mod task;
+mod task_convert;
+mod task_options;
 mod tool_calls;
 
 pub use parser::{parse_assistant_message, AssistantMessageParser};
 pub use request::{build_request, model_cost};
 pub use stream::{read_model_stream, sse_decoder, StreamDecoder};
+pub use task::Task;
 pub use tool_calls::ToolCallAssembler;
 pub use types::ToolSetSpecJs;
 mod types;

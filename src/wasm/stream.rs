@@ -96,7 +96,7 @@ impl StreamDecoder {
 }
 
 /// Bytes of a stream chunk: a `Uint8Array`, an `ArrayBuffer` or a string.
-fn bytes_of(value: &JsValue, buffer: &mut Vec<u8>) -> Result<(), JsValue> {
+pub(super) fn bytes_of(value: &JsValue, buffer: &mut Vec<u8>) -> Result<(), JsValue> {
     buffer.clear();
     if let Some(text) = value.as_string() {
         buffer.extend_from_slice(text.as_bytes());

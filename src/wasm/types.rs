@@ -149,3 +149,123 @@ export interface ModelInfo {
   supportsPromptCache?: boolean;
 }
 "#;
+
+#[wasm_bindgen(typescript_custom_section)]
+const TS_TASK_TYPES: &'static str = r#"
+/** A say or ask message of a task's transcript. */
+export interface TaskMessage {
+  /** Unique and strictly increasing within a task; a partial update carries the ts of the message it updates. */
+  ts: number;
+  type: "say" | "ask";
+  /** The reference's say kind: "task", "text", "reasoning", "tool", "completion_result", "error", "error_retry", "api_req_started", "user_feedback"… */
+  say?: string;
+  /** The reference's ask kind: "tool", "followup", "completion_result", "api_req_failed", "mistake_limit_reached". */
+  ask?: string;
+  text?: string;
+  /** Data URLs (or web addresses). */
+  images?: string[];
+  /** true while streaming, false once a streamed message is final; absent for a message never partial. */
+  partial?: boolean;
+}
+
+/** The user's answer to a complete ask. */
+export interface AskAnswer {
+  response: "yesButtonClicked" | "noButtonClicked" | "messageResponse";
+  text?: string;
+  images?: string[];
+}
+
+/** A tool's result: text, or text with images (data URLs). */
+export type ToolResult = string | { text: string; images?: string[] };
+
+/** A tool the model may call. */
+export interface TaskTool {
+  name: string;
+  description?: string;
+  parameters?: { name: string; description?: string; required?: boolean }[];
+  /** JSON Schema sent for native tool calling (default: derived from `parameters`). */
+  inputSchema?: object;
+  /** Read-only tools may be auto-approved as such and do not wait for the initial checkpoint. */
+  readOnly?: boolean;
+  /** Cancel the call (its signal aborts) and report a failure after this many milliseconds. */
+  timeoutMs?: number;
+  execute(params: Record<string, string>, context: { signal: AbortSignal; taskId: string }): ToolResult | Promise<ToolResult>;
+}
+
+/** What a hook receives. */
+export interface HookInput {
+  taskId: string;
+  tool?: string;
+  params?: Record<string, string>;
+  /** The tool's result text (postToolUse). */
+  result?: string;
+}
+
+/** What a hook may answer: cancel (the task, or for preToolUse the call) and context for the model. */
+export interface HookOutput {
+  cancel?: boolean;
+  context?: string;
+}
+
+type Hook = (input: HookInput) => void | HookOutput | Promise<void | HookOutput>;
+
+/** Model settings of a task: `buildRequest`'s model plus the stream format and access. */
+export interface TaskModel {
+  format?: StreamFormat;
+  id?: string;
+  maxTokens?: number;
+  temperature?: number;
+  reasoningBudget?: number;
+  reasoningEffort?: string;
+  headers?: Record<string, string>;
+  baseUrl?: string;
+  apiKey?: string;
+  promptCache?: boolean;
+  browser?: boolean;
+  /** Drives cost and context management. */
+  info?: ModelInfo;
+  /** Used instead of the global fetch. */
+  fetch?: (url: string, init: { method: string; headers: Record<string, string>; body: string; signal: AbortSignal }) => Promise<Response>;
+  /** Replaces the built-in HTTP call; returns a Response or the body's bytes in `format`. */
+  request?: (req: ModelRequest, init: { signal: AbortSignal }) => Response | ReadableStream<Uint8Array> | Promise<Response | ReadableStream<Uint8Array>>;
+}
+
+/** Options of `new Task`. */
+export interface TaskOptions {
+  model: TaskModel;
+  tools?: TaskTool[];
+  say?: (message: TaskMessage) => void;
+  /** Called for every ask; a partial ask's return value is ignored. */
+  ask?: (message: TaskMessage) => AskAnswer | Promise<AskAnswer> | void;
+  autoApprove?: { readOnly?: boolean; all?: boolean };
+  yolo?: boolean;
+  maxConsecutiveMistakes?: number;
+  parallelToolCalling?: boolean;
+  toolCalling?: "xml" | "native";
+  retry?: { maxRetries?: number; baseDelayMs?: number; maxDelayMs?: number };
+  /** 0 turns a timeout off. */
+  timeouts?: { firstByteMs?: number; idleMs?: number };
+  limits?: { maxRequests?: number; maxCost?: number };
+  presentationIntervalMs?: number;
+  systemPrompt?: string;
+  rules?: string;
+  environment?: string;
+  checkpoint?: { save?: () => void | Promise<void>; initial?: () => void | Promise<void> };
+  hooks?: { taskStart?: Hook; taskCancel?: Hook; taskComplete?: Hook; preToolUse?: Hook; postToolUse?: Hook };
+}
+
+/** How a task ended. */
+export type TaskOutcome =
+  | { status: "completed"; result: string }
+  | { status: "ended" | "failed" | "aborted"; error: { code: string; message: string } };
+
+/** Tokens, cost and requests of a task. */
+export interface TaskUsage {
+  inputTokens: number;
+  outputTokens: number;
+  cacheWriteTokens: number;
+  cacheReadTokens: number;
+  totalCost: number;
+  requests: number;
+}
+"#;

@@ -1,6 +1,14 @@
 //! Whole tasks driven natively: a scripted model, scripted answers and a fake clock. Each test
 //! is named after the behaviour of AGENT-LOOP.md (or the issue) it shows.
-#![allow(unreachable_pub, clippy::type_complexity, clippy::double_ended_iterator_last, clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+#![allow(
+    unreachable_pub,
+    clippy::type_complexity,
+    clippy::double_ended_iterator_last,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 
 mod harness;
 

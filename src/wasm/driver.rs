@@ -1,0 +1,423 @@
+//! The Task's driver: performs the machine's effects with the user's callbacks and feeds
+//! the results back as events. It holds no loop logic.
+//!
+//! Every callback call is guarded: a throw or a rejection becomes an event (a failed tool,
+//! a failed stream, a declined ask), never a crash. The machine is borrowed only for one
+//! call at a time, never across an `.await` or a user callback, so a callback may call
+//! `abort()` (or read the task's getters) safely.
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use gloo_timers::callback::Timeout;
+use js_sys::{Function, Object, Promise, Reflect};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::{spawn_local, JsFuture};
+use web_sys::AbortController;
+
+use super::task_convert::{
+    answer_from_js, hook_from_js, message_to_js, outcome_to_js, params_to_js, tool_output_from_js,
+};
+use super::task_options::Callbacks;
+use crate::core::agent::{AskAnswer, AskResponse, CheckpointKind, Effect, HookKind, Task as Machine, ToolOutput};
+use crate::core::stream::request::{build_request, ModelRequest, ModelSettings};
+use crate::core::stream::StreamError;
+
+#[wasm_bindgen(inline_js = "export async function clew_pump(stream, push) {
+  const reader = stream.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return;
+    if (push(value)) { reader.cancel().catch(() => {}); return; }
+  }
+}")]
+extern "C" {
+    /// Reads `stream` to its end, handing each read's bytes to `push` synchronously; stops
+    /// when `push` returns true.
+    #[wasm_bindgen(catch)]
+    async fn clew_pump(stream: &JsValue, push: &Closure<dyn FnMut(JsValue) -> bool>) -> Result<JsValue, JsValue>;
+}
+
+/// The current time in milliseconds.
+pub(super) fn now() -> u64 {
+    js_sys::Date::now().max(0.0) as u64
+}
+
+/// One task's machine, callbacks and in-flight work.
+pub(super) struct Driver {
+    pub(super) machine: RefCell<Machine>,
+    pub(super) callbacks: RefCell<Option<Callbacks>>,
+    pub(super) model: ModelSettings,
+    pub(super) task_id: String,
+    stream: RefCell<Option<(u64, AbortController)>>,
+    tools: RefCell<Vec<(u64, AbortController)>>,
+    timer: RefCell<Option<Timeout>>,
+    pub(super) resolve: RefCell<Option<Function>>,
+    pumping: Cell<bool>,
+}
+
+fn call(function: &Function, arg: &JsValue) -> Result<JsValue, JsValue> {
+    function.call1(&JsValue::UNDEFINED, arg)
+}
+
+/// Awaits `value` if it is a promise (or thenable); returns it as it is otherwise.
+async fn settle(value: Result<JsValue, JsValue>) -> Result<JsValue, JsValue> {
+    let value = value?;
+    if value.has_type::<Promise>() || Reflect::get(&value, &"then".into()).is_ok_and(|then| then.is_function()) {
+        JsFuture::from(Promise::resolve(&value)).await
+    } else {
+        Ok(value)
+    }
+}
+
+fn error_message(error: &JsValue) -> String {
+    Reflect::get(error, &"message".into())
+        .ok()
+        .and_then(|m| m.as_string())
+        .or_else(|| error.as_string())
+        .unwrap_or_else(|| "unknown error".into())
+}
+
+fn abort_controller() -> Option<AbortController> {
+    AbortController::new().ok()
+}
+
+impl Driver {
+    pub(super) fn new(machine: Machine, callbacks: Callbacks, model: ModelSettings, task_id: String) -> Rc<Self> {
+        Rc::new(Self {
+            machine: RefCell::new(machine),
+            callbacks: RefCell::new(Some(callbacks)),
+            model,
+            task_id,
+            stream: RefCell::new(None),
+            tools: RefCell::new(Vec::new()),
+            timer: RefCell::new(None),
+            resolve: RefCell::new(None),
+            pumping: Cell::new(false),
+        })
+    }
+
+    /// Runs `event` on the machine, then performs the effects it produced.
+    pub(super) fn handle(self: &Rc<Self>, event: impl FnOnce(&mut Machine, u64)) {
+        if let Ok(mut machine) = self.machine.try_borrow_mut() {
+            event(&mut machine, now());
+        }
+        self.drive();
+    }
+
+    /// Performs pending effects until there are none. Re-entrant calls (a callback that
+    /// calls `abort()`) leave the work to the outer loop.
+    pub(super) fn drive(self: &Rc<Self>) {
+        if self.pumping.replace(true) {
+            return;
+        }
+        loop {
+            let effect = match self.machine.try_borrow_mut() {
+                Ok(mut machine) => machine.poll_effect(),
+                Err(_) => None,
+            };
+            let Some(effect) = effect else { break };
+            self.perform(effect);
+        }
+        self.pumping.set(false);
+    }
+
+    fn callback(&self, pick: impl FnOnce(&Callbacks) -> Option<Function>) -> Option<Function> {
+        self.callbacks.borrow().as_ref().and_then(pick)
+    }
+
+    fn perform(self: &Rc<Self>, effect: Effect) {
+        match effect {
+            Effect::OpenStream { stream, request } => self.open_stream(stream, request),
+            Effect::CancelStream { stream } => {
+                let current = self.stream.borrow_mut().take_if(|(id, _)| *id == stream);
+                if let Some((_, controller)) = current {
+                    controller.abort();
+                }
+            }
+            Effect::SchedulePresentation => {
+                let me = Rc::clone(self);
+                spawn_local(async move { me.handle(|m, now| m.handle_present(now)) });
+            }
+            Effect::Say(message) => {
+                if let Some(say) = self.callback(|c| c.say.clone()) {
+                    let _ = call(&say, &message_to_js(&message)).map(|v| swallow(&v));
+                }
+            }
+            Effect::Ask(message) => self.ask(message),
+            Effect::RunTool { id, name, params } => self.run_tool(id, name, params),
+            Effect::CancelTool { id } => {
+                let mut tools = self.tools.borrow_mut();
+                if let Some(at) = tools.iter().position(|(t, _)| *t == id) {
+                    tools.swap_remove(at).1.abort();
+                }
+            }
+            Effect::SaveCheckpoint { id, kind } => self.save_checkpoint(id, kind),
+            Effect::RunHook { id, kind, tool, params, result } => self.run_hook(id, kind, tool, params, result),
+            Effect::WakeAt(at) => {
+                let timer = at.map(|at| {
+                    let delay = at.saturating_sub(now()).min(u32::MAX as u64) as u32;
+                    let me = Rc::clone(self);
+                    Timeout::new(delay, move || me.handle(|m, now| m.handle_timeout(now)))
+                });
+                if let Some(old) = self.timer.replace(timer) {
+                    old.cancel();
+                }
+            }
+            Effect::Finished(outcome) => {
+                if let Some((_, controller)) = self.stream.borrow_mut().take() {
+                    controller.abort();
+                }
+                for (_, controller) in self.tools.borrow_mut().drain(..) {
+                    controller.abort();
+                }
+                if let Some(timer) = self.timer.borrow_mut().take() {
+                    timer.cancel();
+                }
+                // NOTE: a finished task keeps no user callback alive.
+                self.callbacks.borrow_mut().take();
+                if let Some(resolve) = self.resolve.borrow_mut().take() {
+                    let _ = call(&resolve, &outcome_to_js(&outcome));
+                }
+            }
+        }
+    }
+
+    fn open_stream(self: &Rc<Self>, stream: u64, mut request: ModelRequest) {
+        let Some(controller) = abort_controller() else { return };
+        let signal = controller.signal();
+        if let Some((_, old)) = self.stream.replace(Some((stream, controller))) {
+            old.abort();
+        }
+        request.model = self.model.clone();
+        let format = self.machine.borrow().config().format;
+        let (custom, fetch) = (self.callback(|c| c.request.clone()), self.callback(|c| c.fetch.clone()));
+        let me = Rc::clone(self);
+        spawn_local(async move {
+            let init = Object::new();
+            let _ = Reflect::set(&init, &"signal".into(), &signal);
+            let opened = match custom {
+                Some(custom) => {
+                    let req = serde_json::to_string(&request).ok().and_then(|json| js_sys::JSON::parse(&json).ok());
+                    custom.call2(&JsValue::UNDEFINED, &req.unwrap_or(JsValue::NULL), &init)
+                }
+                None => {
+                    let http = build_request(format, &request);
+                    let headers = Object::new();
+                    for (name, value) in &http.headers {
+                        let _ = Reflect::set(&headers, &name.into(), &value.into());
+                    }
+                    let _ = Reflect::set(&init, &"method".into(), &http.method.into());
+                    let _ = Reflect::set(&init, &"headers".into(), &headers);
+                    let _ = Reflect::set(&init, &"body".into(), &http.body.into());
+                    let fetch =
+                        fetch.or_else(|| Reflect::get(&js_sys::global(), &"fetch".into()).ok()?.dyn_into().ok());
+                    match fetch {
+                        Some(fetch) => fetch.call2(&JsValue::UNDEFINED, &http.url.into(), &init),
+                        None => Err(JsValue::from_str("no fetch function in this runtime")),
+                    }
+                }
+            };
+            me.read_response(stream, settle(opened).await).await;
+        });
+    }
+
+    async fn read_response(self: &Rc<Self>, stream: u64, opened: Result<JsValue, JsValue>) {
+        let response = match opened {
+            Ok(response) => response,
+            Err(error) => return self.stream_failed(stream, StreamError::Network { message: error_message(&error) }),
+        };
+        let is_stream = Reflect::get(&response, &"getReader".into()).is_ok_and(|f| f.is_function());
+        let body = if is_stream {
+            response
+        } else {
+            let status = Reflect::get(&response, &"status".into()).ok().and_then(|s| s.as_f64()).unwrap_or(200.0);
+            if !(200.0..300.0).contains(&status) {
+                let retry_after = Reflect::get(&response, &"headers".into())
+                    .ok()
+                    .and_then(|h| {
+                        Reflect::get(&h, &"get".into())
+                            .ok()?
+                            .dyn_into::<Function>()
+                            .ok()?
+                            .call1(&h, &"retry-after".into())
+                            .ok()
+                    })
+                    .and_then(|v| v.as_string());
+                let text = Reflect::get(&response, &"text".into())
+                    .ok()
+                    .and_then(|f| f.dyn_into::<Function>().ok())
+                    .map(|f| f.call0(&response));
+                let body = match text {
+                    Some(result) => settle(result).await.ok().and_then(|t| t.as_string()).unwrap_or_default(),
+                    None => String::new(),
+                };
+                let error =
+                    StreamError::from_http(status as u16, retry_after.as_deref(), &body, Some(js_sys::Date::now()));
+                return self.stream_failed(stream, error);
+            }
+            match Reflect::get(&response, &"body".into()) {
+                Ok(body) if !body.is_null() && !body.is_undefined() => body,
+                _ => return self.stream_failed(stream, StreamError::Incomplete { expected: "a response body" }),
+            }
+        };
+        let me = Rc::clone(self);
+        let mut buffer = Vec::new();
+        let push = Closure::<dyn FnMut(JsValue) -> bool>::new(move |value: JsValue| {
+            if super::stream::bytes_of(&value, &mut buffer).is_ok() {
+                let bytes = std::mem::take(&mut buffer);
+                me.handle(|m, now| m.handle_stream_bytes(now, stream, &bytes));
+                buffer = bytes;
+            }
+            !me.is_current(stream)
+        });
+        let result = clew_pump(&body, &push).await;
+        if !self.is_current(stream) {
+            return;
+        }
+        match result {
+            Ok(_) => {
+                self.stream.borrow_mut().take();
+                self.handle(|m, now| m.handle_stream_end(now, stream));
+            }
+            Err(error) => self.stream_failed(stream, StreamError::Network { message: error_message(&error) }),
+        }
+    }
+
+    fn is_current(&self, stream: u64) -> bool {
+        self.stream.borrow().as_ref().is_some_and(|(id, _)| *id == stream)
+    }
+
+    fn stream_failed(self: &Rc<Self>, stream: u64, error: StreamError) {
+        if self.is_current(stream) {
+            self.stream.borrow_mut().take();
+        }
+        self.handle(|m, now| m.handle_stream_failed(now, stream, &error));
+    }
+
+    fn ask(self: &Rc<Self>, message: crate::core::agent::Message) {
+        let Some(ask) = self.callback(|c| c.ask.clone()) else {
+            if !message.is_partial() {
+                // NOTE: with no ask callback nobody can approve; every ask is declined.
+                let ts = message.ts;
+                let me = Rc::clone(self);
+                spawn_local(async move {
+                    me.handle(|m, now| m.handle_ask_answer(now, ts, AskAnswer::button(AskResponse::No)));
+                });
+            }
+            return;
+        };
+        let result = call(&ask, &message_to_js(&message));
+        if message.is_partial() {
+            if let Ok(value) = &result {
+                swallow(value);
+            }
+            return;
+        }
+        let (ts, me) = (message.ts, Rc::clone(self));
+        spawn_local(async move {
+            let answer = match settle(result).await {
+                Ok(value) => answer_from_js(&value),
+                Err(_) => AskAnswer::button(AskResponse::No),
+            };
+            me.handle(|m, now| m.handle_ask_answer(now, ts, answer));
+        });
+    }
+
+    fn run_tool(self: &Rc<Self>, id: u64, name: String, params: Vec<(String, String)>) {
+        let execute = self.callback(|c| c.tools.iter().find(|(n, _)| *n == name).map(|(_, f)| f.clone()));
+        let Some(execute) = execute else {
+            let output = ToolOutput::error(format!("no execute function for {name}"));
+            self.handle(|m, now| m.handle_tool_done(now, id, output));
+            return;
+        };
+        let Some(controller) = abort_controller() else { return };
+        let context = Object::new();
+        let _ = Reflect::set(&context, &"signal".into(), &controller.signal());
+        let _ = Reflect::set(&context, &"taskId".into(), &JsValue::from_str(&self.task_id));
+        self.tools.borrow_mut().push((id, controller));
+        let result = execute.call2(&JsValue::UNDEFINED, &params_to_js(&params), &context);
+        let me = Rc::clone(self);
+        spawn_local(async move {
+            let output = match settle(result).await {
+                Ok(value) => tool_output_from_js(&value),
+                Err(error) => ToolOutput::error(error_message(&error)),
+            };
+            me.tools.borrow_mut().retain(|(t, _)| *t != id);
+            me.handle(|m, now| m.handle_tool_done(now, id, output));
+        });
+    }
+
+    fn save_checkpoint(self: &Rc<Self>, id: u64, kind: CheckpointKind) {
+        let save = self.callback(|c| match kind {
+            CheckpointKind::Initial => c.checkpoint_initial.clone().or_else(|| c.checkpoint_save.clone()),
+            CheckpointKind::Round => c.checkpoint_save.clone(),
+        });
+        let result = match save {
+            Some(save) => save.call0(&JsValue::UNDEFINED),
+            None => Ok(JsValue::UNDEFINED),
+        };
+        let me = Rc::clone(self);
+        spawn_local(async move {
+            let ok = settle(result).await.is_ok();
+            me.handle(|m, now| m.handle_checkpoint_saved(now, id, ok));
+        });
+    }
+
+    fn run_hook(
+        self: &Rc<Self>,
+        id: u64,
+        kind: HookKind,
+        tool: Option<String>,
+        params: Vec<(String, String)>,
+        result: Option<String>,
+    ) {
+        let slot = match kind {
+            HookKind::TaskStart => 0,
+            HookKind::TaskCancel => 1,
+            HookKind::TaskComplete => 2,
+            HookKind::PreToolUse => 3,
+            HookKind::PostToolUse => 4,
+        };
+        let hook = self.callback(|c| c.hooks.get(slot).cloned().flatten());
+        let input = Object::new();
+        let _ = Reflect::set(&input, &"taskId".into(), &JsValue::from_str(&self.task_id));
+        if let Some(tool) = tool {
+            let _ = Reflect::set(&input, &"tool".into(), &tool.into());
+            let _ = Reflect::set(&input, &"params".into(), &params_to_js(&params));
+        }
+        if let Some(result) = result {
+            let _ = Reflect::set(&input, &"result".into(), &result.into());
+        }
+        let called = match hook {
+            Some(hook) => call(&hook, &input),
+            None => Ok(JsValue::UNDEFINED),
+        };
+        if kind == HookKind::TaskCancel {
+            if let Ok(value) = &called {
+                swallow(value);
+            }
+            return;
+        }
+        let me = Rc::clone(self);
+        spawn_local(async move {
+            let result = settle(called).await.map(|v| hook_from_js(&v)).unwrap_or_default();
+            me.handle(|m, now| m.handle_hook_done(now, id, result));
+        });
+    }
+}
+
+/// Attaches a no-op rejection handler to a promise whose result is ignored, so that its
+/// failure is not an unhandled rejection.
+fn swallow(value: &JsValue) {
+    thread_local! {
+        // NOTE: one handler for the whole instance, created on first use and never freed.
+        static IGNORE: Closure<dyn FnMut(JsValue)> = Closure::new(|_: JsValue| {});
+    }
+    if let Some(promise) = value.dyn_ref::<Promise>() {
+        IGNORE.with(|ignore| {
+            let _ = promise.catch(ignore);
+        });
+    }
+}

@@ -1,0 +1,125 @@
+//! The `Task` class: an agent loop driven by the user's model stream, tools, `say` and
+//! `ask`. Construction validates the options; `start` runs the loop and resolves with its
+//! outcome; `abort` ends it from anywhere.
+
+use std::cell::Cell;
+use std::rc::Rc;
+
+use js_sys::{Array, Promise};
+use wasm_bindgen::prelude::*;
+
+use super::driver::{now, Driver};
+use super::error::{type_error, Code};
+use super::task_convert::{images_from_js, message_to_js, outcome_to_js, usage_to_js};
+use super::task_options;
+use crate::core::agent::Task as Machine;
+
+thread_local! {
+    static NEXT_TASK: Cell<u64> = const { Cell::new(0) };
+}
+
+/// An agent task: the reference loop's rounds, tools, approvals, retries and limits.
+///
+/// ```js
+/// const task = new Task({ model: { format: "anthropic", id: "claude-sonnet-4-5", apiKey }, tools, say, ask });
+/// const { status, result } = await task.start("Fix the typo in README.md");
+/// ```
+#[wasm_bindgen]
+pub struct Task {
+    driver: Rc<Driver>,
+}
+
+#[wasm_bindgen]
+impl Task {
+    /// A task set up with `options` (see `TaskOptions`).
+    ///
+    /// @throws TypeError (code `CLEW_INVALID_OPTIONS`) naming the option that cannot work.
+    #[wasm_bindgen(constructor)]
+    pub fn new(#[wasm_bindgen(unchecked_param_type = "TaskOptions")] options: JsValue) -> Result<Self, JsValue> {
+        let options = task_options::read(&options)?;
+        let machine = Machine::new(options.config)
+            .map_err(|e| type_error(Code::InvalidOptions, &format!("options.{}: {}", e.field, e.message)))?;
+        let id = NEXT_TASK.with(|n| {
+            n.set(n.get() + 1);
+            n.get()
+        });
+        let driver = Driver::new(machine, options.callbacks, options.model, format!("task-{id}"));
+        Ok(Self { driver })
+    }
+
+    /// Runs the task with the user's text (and images as data URLs). Resolves with the
+    /// outcome; never rejects for model, tool or user outcomes.
+    ///
+    /// @throws TypeError (code `CLEW_TASK_STARTED`) when the task already started.
+    #[wasm_bindgen(unchecked_return_type = "Promise<TaskOutcome>")]
+    pub fn start(
+        &self,
+        text: String,
+        #[wasm_bindgen(unchecked_param_type = "string[]")] images: Option<Array>,
+    ) -> Result<Promise, JsValue> {
+        if self.driver.machine.borrow().state() != "idle" {
+            return Err(type_error(Code::TaskStarted, "this task was already started; create a new Task"));
+        }
+        let images = images.map(|a| images_from_js(&a)).unwrap_or_default();
+        let driver = Rc::clone(&self.driver);
+        let promise = Promise::new(&mut |resolve, _reject| {
+            *driver.resolve.borrow_mut() = Some(resolve);
+        });
+        self.driver.handle(|m, now| m.start(now, &text, images));
+        Ok(promise)
+    }
+
+    /// Aborts the task: the request, pending asks, running tools and timers are cancelled
+    /// and `start` resolves with `status: "aborted"`. Safe to call from inside a callback,
+    /// and more than once.
+    pub fn abort(&self, reason: Option<String>) {
+        let reason = reason.unwrap_or_else(|| "aborted".into());
+        self.driver.handle(|m, now| m.abort(now, &reason));
+    }
+
+    /// The transcript: every say and ask message, partial ones in their latest state.
+    #[wasm_bindgen(getter, unchecked_return_type = "TaskMessage[]")]
+    pub fn messages(&self) -> Array {
+        self.driver.machine.borrow().messages().iter().map(message_to_js).collect()
+    }
+
+    /// The model-facing conversation (Anthropic-shaped content blocks).
+    #[wasm_bindgen(
+        getter,
+        unchecked_return_type = "{ role: \"user\" | \"assistant\"; content: string | ContentBlock[] }[]"
+    )]
+    pub fn history(&self) -> JsValue {
+        let json = serde_json::to_string(self.driver.machine.borrow().history()).unwrap_or_else(|_| "[]".into());
+        js_sys::JSON::parse(&json).unwrap_or_else(|_| Array::new().into())
+    }
+
+    /// Tokens, cost (US dollars) and requests so far.
+    #[wasm_bindgen(getter, unchecked_return_type = "TaskUsage")]
+    pub fn usage(&self) -> JsValue {
+        usage_to_js(self.driver.machine.borrow().usage())
+    }
+
+    /// What the task waits for: `"idle"`, `"stream"`, `"answer"`, `"tool"`, `"hook"`,
+    /// `"checkpoint"`, `"retryDelay"`, `"presenting"` or `"finished"`.
+    #[wasm_bindgen(getter)]
+    pub fn state(&self) -> String {
+        self.driver.machine.borrow().state().to_owned()
+    }
+
+    /// The outcome once the task ended, else `undefined`.
+    #[wasm_bindgen(getter, unchecked_return_type = "TaskOutcome | undefined")]
+    pub fn outcome(&self) -> JsValue {
+        self.driver.machine.borrow().outcome().map_or(JsValue::UNDEFINED, outcome_to_js)
+    }
+
+    /// The task as JSON, for `Task.restore` (experimental: the options are not included).
+    pub fn snapshot(&self) -> String {
+        self.driver.machine.borrow().snapshot()
+    }
+
+    /// The current time as the loop sees it (milliseconds since the epoch).
+    #[wasm_bindgen(js_name = clock)]
+    pub fn clock() -> f64 {
+        now() as f64
+    }
+}

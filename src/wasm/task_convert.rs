@@ -1,0 +1,152 @@
+//! The Task's values across the boundary: messages, outcomes, answers, tool results, images.
+
+use js_sys::{Array, Object, Reflect};
+use wasm_bindgen::{JsCast, JsValue};
+
+use crate::core::agent::{AskAnswer, AskResponse, HookResult, Message, MessageKind, Outcome, TaskUsage, ToolOutput};
+use crate::core::stream::request::ImageSource;
+
+fn set(target: &Object, key: &str, value: &JsValue) {
+    // NOTE: setting a property on a fresh plain object cannot fail.
+    let _ = Reflect::set(target, &JsValue::from_str(key), value);
+}
+
+fn get(object: &JsValue, key: &str) -> JsValue {
+    Reflect::get(object, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
+}
+
+/// An image as a data URL (or its web address).
+pub(super) fn image_to_js(image: &ImageSource) -> JsValue {
+    match image {
+        ImageSource::Base64 { media_type, data } => JsValue::from_str(&format!("data:{media_type};base64,{data}")),
+        ImageSource::Url { url } => JsValue::from_str(url),
+    }
+}
+
+/// Images given as data URLs or web addresses; anything else is skipped.
+pub(super) fn images_from_js(value: &JsValue) -> Vec<ImageSource> {
+    let Some(list) = value.dyn_ref::<Array>() else { return Vec::new() };
+    list.iter()
+        .filter_map(|item| item.as_string())
+        .map(|text| match text.strip_prefix("data:").and_then(|rest| rest.split_once(";base64,")) {
+            Some((media_type, data)) => {
+                ImageSource::Base64 { media_type: media_type.to_owned(), data: data.to_owned() }
+            }
+            None => ImageSource::Url { url: text },
+        })
+        .collect()
+}
+
+/// `{ ts, type, say | ask, text, images?, partial? }`.
+pub(super) fn message_to_js(message: &Message) -> JsValue {
+    let out = Object::new();
+    set(&out, "ts", &JsValue::from_f64(message.ts as f64));
+    match message.kind {
+        MessageKind::Say(kind) => {
+            set(&out, "type", &"say".into());
+            set(&out, "say", &kind.as_str().into());
+        }
+        MessageKind::Ask(kind) => {
+            set(&out, "type", &"ask".into());
+            set(&out, "ask", &kind.as_str().into());
+        }
+    }
+    set(&out, "text", &JsValue::from_str(&message.text));
+    if !message.images.is_empty() {
+        let images: Array = message.images.iter().map(image_to_js).collect();
+        set(&out, "images", &images);
+    }
+    if let Some(partial) = message.partial {
+        set(&out, "partial", &JsValue::from_bool(partial));
+    }
+    out.into()
+}
+
+/// `{ status, result? , error?: { code, message } | reason }`.
+pub(super) fn outcome_to_js(outcome: &Outcome) -> JsValue {
+    let out = Object::new();
+    let error = |code: &str, message: &str| {
+        let error = Object::new();
+        set(&error, "code", &code.into());
+        set(&error, "message", &message.into());
+        error
+    };
+    match outcome {
+        Outcome::Completed { result } => {
+            set(&out, "status", &"completed".into());
+            set(&out, "result", &JsValue::from_str(result));
+        }
+        Outcome::Ended { code, message } => {
+            set(&out, "status", &"ended".into());
+            set(&out, "error", &error(code, message));
+        }
+        Outcome::Aborted { reason } => {
+            set(&out, "status", &"aborted".into());
+            set(&out, "error", &error("CLEW_ABORTED", reason));
+        }
+        Outcome::Failed { code, message } => {
+            set(&out, "status", &"failed".into());
+            set(&out, "error", &error(code, message));
+        }
+    }
+    out.into()
+}
+
+/// Tool parameters as a plain object.
+pub(super) fn params_to_js(params: &[(String, String)]) -> JsValue {
+    let out = Object::new();
+    for (name, value) in params {
+        set(&out, name, &JsValue::from_str(value));
+    }
+    out.into()
+}
+
+/// An ask's answer; anything unreadable declines.
+pub(super) fn answer_from_js(value: &JsValue) -> AskAnswer {
+    let response = match get(value, "response").as_string().as_deref() {
+        Some("yesButtonClicked") => AskResponse::Yes,
+        Some("messageResponse") => AskResponse::Message,
+        _ => AskResponse::No,
+    };
+    AskAnswer {
+        response,
+        text: get(value, "text").as_string().unwrap_or_default(),
+        images: images_from_js(&get(value, "images")),
+    }
+}
+
+/// A tool's return value: a string or `{ text, images? }`; anything else becomes text.
+pub(super) fn tool_output_from_js(value: &JsValue) -> ToolOutput {
+    if let Some(text) = value.as_string() {
+        return ToolOutput::text(text);
+    }
+    if value.is_undefined() || value.is_null() {
+        return ToolOutput::text("");
+    }
+    let text = get(value, "text");
+    if let Some(text) = text.as_string() {
+        return ToolOutput { text, images: images_from_js(&get(value, "images")), is_error: false };
+    }
+    let json = js_sys::JSON::stringify(value).ok().and_then(|s| s.as_string()).unwrap_or_default();
+    ToolOutput::text(json)
+}
+
+/// A hook's return value: `{ cancel?, context? }` (anything else: go on).
+pub(super) fn hook_from_js(value: &JsValue) -> HookResult {
+    if !value.is_object() {
+        return HookResult::default();
+    }
+    HookResult { cancel: get(value, "cancel").as_bool().unwrap_or(false), context: get(value, "context").as_string() }
+}
+
+/// `{ inputTokens, outputTokens, cacheWriteTokens, cacheReadTokens, totalCost, requests }`.
+pub(super) fn usage_to_js(usage: &TaskUsage) -> JsValue {
+    let out = Object::new();
+    set(&out, "inputTokens", &JsValue::from_f64(usage.input_tokens as f64));
+    set(&out, "outputTokens", &JsValue::from_f64(usage.output_tokens as f64));
+    set(&out, "cacheWriteTokens", &JsValue::from_f64(usage.cache_write_tokens as f64));
+    set(&out, "cacheReadTokens", &JsValue::from_f64(usage.cache_read_tokens as f64));
+    set(&out, "totalCost", &JsValue::from_f64(usage.total_cost));
+    set(&out, "requests", &JsValue::from_f64(usage.requests as f64));
+    out.into()
+}
