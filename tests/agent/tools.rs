@@ -252,3 +252,13 @@ fn a_stale_answer_is_ignored() {
     assert_eq!(h.task.messages().len(), before);
     assert!(h.task.poll_effect().is_none());
 }
+
+#[test]
+fn a_completion_accepted_while_the_reply_still_streams_keeps_the_reply_in_history() {
+    let reply = text(&["<attempt_completion><result>r</result></attempt_completion>", "\n", "trailing", " words", " here"]);
+    let mut h = Harness::new(config(), vec![reply]);
+    h.start("t");
+    assert_eq!(h.outcome(), Some(&Outcome::Completed { result: "r".into() }));
+    assert_eq!(h.task.history().len(), 2, "the assistant turn is kept");
+    assert!(h.task.messages().iter().all(|m| !m.is_partial()), "the request message has its final figures");
+}

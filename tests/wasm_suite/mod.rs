@@ -94,3 +94,4 @@ fn bad_tool_set_is_a_type_error_with_a_code() {
     }
 }
 mod streams;
+mod task;

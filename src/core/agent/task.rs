@@ -752,15 +752,22 @@ impl Task {
         if matches!(self.phase, Phase::Finished(_)) {
             return;
         }
-        if let Phase::InRound(round) = &self.phase {
-            if matches!(round.stream, StreamPhase::Open { .. })
-                && !self
-                    .ctx
-                    .effects
-                    .iter()
-                    .any(|e| matches!(e, Effect::CancelStream { stream } if *stream == round.stream_id))
-            {
-                self.ctx.effects.push_back(Effect::CancelStream { stream: round.stream_id });
+        if let Phase::InRound(round) = &mut self.phase {
+            let id = round.stream_id;
+            let cancelled =
+                self.ctx.effects.iter().any(|e| matches!(e, Effect::CancelStream { stream } if *stream == id));
+            if matches!(round.stream, StreamPhase::Open { .. }) && !cancelled {
+                self.ctx.effects.push_back(Effect::CancelStream { stream: id });
+            }
+            // NOTE: a task can end while its reply still streams (a completion accepted
+            // before the stream's end): what streamed is kept, as the history's last turn.
+            if !matches!(outcome, Outcome::Aborted { .. }) {
+                if round.has_content() && !round.recorded {
+                    self.ctx.record_reply(round, None);
+                }
+                if !round.finalized_api_req {
+                    self.ctx.finish_api_req(round, None);
+                }
             }
         }
         self.ctx.wake = None;
