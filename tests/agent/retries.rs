@@ -133,3 +133,14 @@ fn a_stream_that_goes_silent_is_a_retryable_failure_after_its_content() {
     assert!(silent.says_of("error_retry")[0].text.contains("more data"));
     assert!(silent.history_texts(1)[0].starts_with("hello"));
 }
+
+#[test]
+fn text_cut_by_a_failure_in_the_same_read_is_shown_final() {
+    let mut bytes = text_line("Partial");
+    bytes.extend(line(serde_json::json!({"type": "text"})));
+    let mut h = Harness::new(config(), vec![Reply::Bytes(vec![bytes]), completion("ok")]);
+    h.start("t");
+    let first = h.task.messages().iter().find(|m| m.text == "Partial").expect("shown");
+    assert_eq!(first.partial, Some(false));
+    assert!(h.task.messages().iter().all(|m| !m.is_partial()));
+}

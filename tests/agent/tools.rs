@@ -255,7 +255,8 @@ fn a_stale_answer_is_ignored() {
 
 #[test]
 fn a_completion_accepted_while_the_reply_still_streams_keeps_the_reply_in_history() {
-    let reply = text(&["<attempt_completion><result>r</result></attempt_completion>", "\n", "trailing", " words", " here"]);
+    let reply =
+        text(&["<attempt_completion><result>r</result></attempt_completion>", "\n", "trailing", " words", " here"]);
     let mut h = Harness::new(config(), vec![reply]);
     h.start("t");
     assert_eq!(h.outcome(), Some(&Outcome::Completed { result: "r".into() }));

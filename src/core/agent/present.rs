@@ -12,7 +12,7 @@
 use super::config::{ASK_FOLLOWUP_QUESTION, ATTEMPT_COMPLETION};
 use super::display::{display_text, without_closing_tag};
 use super::message::{AskKind, MessageKind, SayKind};
-use super::round::{Item, Paced, Round, Wait};
+use super::round::{Item, Paced, Round, StreamPhase, Wait};
 use super::task::Ctx;
 use super::texts;
 use super::tools;
@@ -70,6 +70,10 @@ impl Ctx {
         while round.wait == Wait::Idle {
             let Some(item) = round.items.get(round.index).copied() else { return };
             let partial = round.is_partial(round.index);
+            if partial && matches!(round.stream, StreamPhase::FailedMidStream { .. }) {
+                // A block cut by a failure stays as last shown; it is never run.
+                return;
+            }
             let skipping = round.did_reject || (!self.config.parallel_tool_calling && round.did_use_tool);
             let is_tool = match item {
                 Item::Parsed(n) => round.parsed(n).is_some_and(|b| b.tool_name().is_some()),

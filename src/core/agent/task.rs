@@ -554,6 +554,8 @@ impl Task {
         round.decoder = None;
         let failure = Failure::from_error(error);
         if round.got_content {
+            // Show what arrived (the pass may not have run yet), then make it final.
+            self.ctx.present(round);
             self.ctx.finish_partial_message(round);
             self.ctx.finish_reasoning(round);
             self.ctx.record_reply(round, Some(texts::INTERRUPTED_BY_API_ERROR));

@@ -1,0 +1,129 @@
+// The Task class of the installed package in Node: whole tasks against a local HTTP server
+// that serves recorded and generated SSE for both providers, through the built-in fetch.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { Task } from "clew";
+import { anthropicReply, fixture, openaiReply, startModelServer } from "./sse-server.mjs";
+
+function tools(log) {
+  const tool = (name) => ({
+    name,
+    description: `${name} a path`,
+    readOnly: true,
+    parameters: [{ name: "path", description: "where", required: true }],
+    execute: async ({ path }, { signal, taskId }) => {
+      assert.ok(signal && typeof taskId === "string");
+      log.push(`${name} ${path}`);
+      return `${name} of ${path}: ok`;
+    },
+  });
+  return [tool("read_file"), tool("list_files")];
+}
+
+test("an Anthropic task: native tool call from a recorded stream, a mid-stream overload retried, then completion", async () => {
+  const server = await startModelServer({
+    "/v1/messages": [
+      fixture("anthropic-thinking-tool.sse"),
+      fixture("anthropic-overloaded.sse"),
+      anthropicReply("All set.", { id: "toolu_end", name: "attempt_completion", input: { result: "config read" } }),
+    ],
+  });
+  try {
+    const log = [];
+    const messages = [];
+    const task = new Task({
+      model: { format: "anthropic", id: "claude-test", apiKey: "sk-test", baseUrl: server.url, info: { inputPrice: 3, outputPrice: 15 } },
+      tools: tools(log),
+      toolCalling: "native",
+      autoApprove: { readOnly: true },
+      retry: { baseDelayMs: 10 },
+      say: (m) => messages.push(m),
+      ask: (m) => (m.partial ? undefined : { response: "yesButtonClicked" }),
+    });
+    const outcome = await task.start("read the config");
+    assert.deepEqual(outcome, { status: "completed", result: "config read" });
+    assert.deepEqual(log, ["read_file src/config.ts"]);
+    const second = server.received[1].body;
+    const results = second.messages.at(-1).content.filter((b) => b.type === "tool_result");
+    assert.equal(results[0].tool_use_id, "toolu_01A", "the result answers the provider's call id");
+    assert.ok(second.tools.some((t) => t.name === "read_file"), "native mode sends tool definitions");
+    assert.equal(server.received[0].headers["x-api-key"], "sk-test");
+    const ts = messages.map((m) => m.ts);
+    assert.ok(messages.some((m) => m.say === "error_retry"), "the overload was retried");
+    const finals = new Map();
+    for (const m of messages) finals.set(m.ts, m);
+    assert.ok([...finals.values()].every((m) => m.partial !== true), "every message ends final: " + JSON.stringify([...finals.values()].filter((m) => m.partial)));
+    assert.ok(ts.every((t, i) => i === 0 || t >= ts[i - 1] || finals.has(t)));
+    assert.ok(task.usage.totalCost > 0 && task.usage.requests === 3);
+  } finally {
+    await server.close();
+  }
+});
+
+test("an OpenAI task: two native calls in one recorded reply run in parallel mode, XML completion", async () => {
+  const server = await startModelServer({
+    "/chat/completions": [
+      fixture("openai-tools.sse"),
+      { status: 429, body: JSON.stringify({ error: { type: "rate_limit_error", message: "slow down" } }), headers: { "retry-after": "0" } },
+      openaiReply("Done.\n<attempt_completion>\n<result>listed and read</result>\n</attempt_completion>"),
+    ],
+  });
+  try {
+    const log = [];
+    const task = new Task({
+      model: { format: "openai", id: "gpt-test", baseUrl: server.url },
+      tools: tools(log),
+      parallelToolCalling: true,
+      autoApprove: { readOnly: true },
+      retry: { baseDelayMs: 10 },
+      ask: () => ({ response: "yesButtonClicked" }),
+    });
+    const outcome = await task.start("look around");
+    assert.equal(outcome.status, "completed", JSON.stringify(outcome));
+    assert.deepEqual(log, ["read_file a.md", "list_files src"]);
+    const next = server.received[1].body.messages;
+    const toolMessages = next.filter((m) => m.role === "tool").map((m) => m.tool_call_id);
+    assert.deepEqual(toolMessages, ["call_A", "call_B"]);
+    assert.equal(task.history.length, 4);
+  } finally {
+    await server.close();
+  }
+});
+
+test("a custom request function, abort from inside say, and no callback after the outcome", async () => {
+  let after = false;
+  const calls = [];
+  let task;
+  task = new Task({
+    model: {
+      format: "chunks",
+      request: (req, { signal }) => {
+        calls.push(req);
+        return new ReadableStream({
+          start(c) {
+            c.enqueue(new TextEncoder().encode(JSON.stringify({ type: "text", text: "Thinking about it" }) + "\n"));
+            signal.addEventListener("abort", () => c.error(new Error("aborted")));
+          },
+        });
+      },
+    },
+    say: (m) => {
+      if (after) throw new Error("say after the outcome");
+      if (m.say === "text") task.abort("enough");
+    },
+  });
+  const outcome = await task.start("go");
+  after = true;
+  assert.equal(outcome.status, "aborted");
+  assert.equal(outcome.error.message, "enough");
+  assert.equal(calls[0].messages[0].content[0].text, "<task>\ngo\n</task>");
+  await new Promise((r) => setTimeout(r, 20));
+  assert.equal(task.state, "finished");
+  await assert.rejects(async () => task.start("again"), (e) => e.code === "CLEW_TASK_STARTED");
+});
+
+test("invalid options are TypeErrors naming the field", () => {
+  assert.throws(() => new Task({}), (e) => e instanceof TypeError && e.code === "CLEW_INVALID_OPTIONS" && /model/.test(e.message));
+  assert.throws(() => new Task({ model: {}, tools: [{ name: "x y", execute() {} }] }), (e) => /tools\[0\]\.name/.test(e.message));
+  assert.throws(() => new Task({ model: {}, retry: { maxRetries: -1 } }), (e) => /retry\.maxRetries/.test(e.message));
+});
