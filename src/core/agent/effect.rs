@@ -96,7 +96,8 @@ pub enum Effect {
         result: Option<String>,
     },
     /// Call [`Task::handle_timeout`](super::Task::handle_timeout) at this time (ms); replaces
-    /// any earlier wake-up. `None`: no wake-up is needed.
+    /// any earlier wake-up. `None`: no wake-up is needed. A wake-up may come early (nothing
+    /// is due then, and the task asks again).
     WakeAt(Option<u64>),
     /// The task ended; nothing follows.
     Finished(Outcome),

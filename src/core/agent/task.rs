@@ -131,7 +131,8 @@ impl Task {
         self.ctx.effects.pop_front()
     }
 
-    /// When the task next needs [`handle_timeout`](Self::handle_timeout), if ever.
+    /// When the task next needs [`handle_timeout`](Self::handle_timeout) (at the latest), if
+    /// ever: the wake-up last asked for with [`Effect::WakeAt`].
     pub fn poll_timeout(&self) -> Option<u64> {
         self.ctx.wake
     }
@@ -383,6 +384,9 @@ impl Task {
     /// The time asked for with [`Effect::WakeAt`] (or any later time) has come.
     pub fn handle_timeout(&mut self, now: u64) {
         self.ctx.tick(now);
+        if self.ctx.wake.is_some_and(|armed| armed <= now) {
+            self.ctx.wake = None;
+        }
         if let Phase::InRound(round) = &mut self.phase {
             match round.stream {
                 StreamPhase::Open { deadline: Some(deadline), got_bytes } if deadline <= now => {
@@ -1002,30 +1006,37 @@ impl Ctx {
     }
 
     /// Recomputes the earliest deadline and emits `WakeAt` when it changed.
+    /// Asks for a wake-up when the earliest deadline is earlier than the one already asked
+    /// for. A deadline that moved later (the idle timeout, at every read) keeps the armed
+    /// wake-up: it fires early, finds nothing due and asks again, which is far cheaper than
+    /// re-arming a timer per read.
     fn update_wake(&mut self, phase: &Phase) {
-        let mut times: Vec<u64> = Vec::new();
+        let mut wake: Option<u64> = None;
+        let mut add = |t: u64| wake = Some(wake.map_or(t, |w: u64| w.min(t)));
         match phase {
-            Phase::AwaitingRoundStart { until: Some(until), .. } => times.push(*until),
+            Phase::AwaitingRoundStart { until: Some(until), .. } => add(*until),
             Phase::InRound(round) => {
                 match round.stream {
-                    StreamPhase::Open { deadline: Some(t), .. } | StreamPhase::RetryDelay { until: t } => times.push(t),
+                    StreamPhase::Open { deadline: Some(t), .. } | StreamPhase::RetryDelay { until: t } => add(t),
                     _ => {}
                 }
                 if let Wait::Tool { deadline: Some(t), .. } = round.wait {
-                    times.push(t);
+                    add(t);
                 }
                 if let Some((_, due)) = round.paced {
-                    times.push(due);
+                    add(due);
                 }
             }
             _ => {}
         }
-        let wake = times.into_iter().min();
-        if wake != self.wake {
+        let earlier = match (wake, self.wake) {
+            (Some(want), Some(armed)) => want < armed,
+            (Some(_), None) => true,
+            (None, _) => false,
+        };
+        if earlier && !matches!(phase, Phase::Finished(_)) {
             self.wake = wake;
-            if !matches!(phase, Phase::Finished(_)) {
-                self.effects.push_back(Effect::WakeAt(wake));
-            }
+            self.effects.push_back(Effect::WakeAt(wake));
         }
     }
 }

@@ -1,0 +1,105 @@
+// wasm-in-Node agent-loop benchmarks (run by scripts/bench; prints markdown).
+//
+// 1. A 50-round scripted task through the package's Task class: each round streams ~3 KB of
+//    text as 20-byte chunk lines (one line per read) and one tool call.
+// 2. One task round over each 5,000-delta SSE body, delivered one SSE event per read(),
+//    from bytes to the last say (plus a one-event completion round). Beside it, in the
+//    same run, the floor: plain JS reading the same stream event by event with TextDecoder
+//    and JSON.parse, doing nothing else.
+// Times are the minimum wall time over repeated runs (the work is CPU-bound: every read
+// resolves at once).
+import { readFileSync } from "node:fs";
+
+const [pkgDir, fixtures] = process.argv.slice(2);
+const { Task } = await import(`${pkgDir}/node.js`);
+const enc = new TextEncoder();
+
+function streamOf(pieces) {
+  let i = 0;
+  return new ReadableStream({
+    pull(controller) {
+      if (i < pieces.length) controller.enqueue(pieces[i++]);
+      else controller.close();
+    },
+  });
+}
+
+/** Minimum wall times of `a` and `b`, run alternately so that both see the same machine load. */
+async function minTimesInterleaved(runs, a, b) {
+  for (let i = 0; i < 3; i++) { await a(); await b(); }
+  const best = [Infinity, Infinity];
+  for (let i = 0; i < runs; i++) {
+    for (const [k, f] of [[0, a], [1, b]]) {
+      const start = process.hrtime.bigint();
+      await f();
+      best[k] = Math.min(best[k], Number(process.hrtime.bigint() - start) / 1e6);
+    }
+  }
+  return best;
+}
+
+async function runTask(format, replies) {
+  let n = 0;
+  let says = 0;
+  const task = new Task({
+    model: { format, request: () => streamOf(replies[Math.min(n++, replies.length - 1)]) },
+    tools: [
+      { name: "read_file", readOnly: true, parameters: [{ name: "path", required: true }], execute: () => "file contents: ok" },
+      { name: "get_weather", readOnly: true, parameters: [{ name: "city", required: true }], execute: () => "sunny" },
+    ],
+    autoApprove: { readOnly: true },
+    say: () => { says++; },
+    ask: () => ({ response: "yesButtonClicked" }),
+  });
+  const outcome = await task.start("benchmark task");
+  if (outcome.status !== "completed") throw new Error(JSON.stringify(outcome));
+  task.free();
+  return says;
+}
+
+async function jsFloor(pieces) {
+  const reader = streamOf(pieces).getReader();
+  const decoder = new TextDecoder();
+  let events = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    for (const line of decoder.decode(value, { stream: true }).split("\n")) {
+      if (line.startsWith("data: ") && line !== "data: [DONE]") {
+        JSON.parse(line.slice(6));
+        events++;
+      }
+    }
+  }
+  return events;
+}
+
+const prose = "The quick brown fox jumps over the lazy dog while the agent reads files. ".repeat(40);
+const rounds = [];
+for (let r = 0; r < 50; r++) {
+  const text = prose + (r === 49 ? "<attempt_completion><result>done</result></attempt_completion>" : `<read_file><path>src/file${r}.rs</path></read_file>`);
+  const chars = [...text];
+  const pieces = [];
+  for (let i = 0; i < chars.length; i += 20) pieces.push(enc.encode(JSON.stringify({ type: "text", text: chars.slice(i, i + 20).join("") }) + "\n"));
+  rounds.push(pieces);
+}
+const chunks = rounds.reduce((a, r) => a + r.length, 0);
+
+console.log("| workload | reads | clew Task | per round | per read | plain JS floor (read + TextDecoder + JSON.parse) | clew / floor |");
+console.log("|---|---|---|---|---|---|---|");
+const asSse = rounds.map((r) => r.map((p) => enc.encode("data: " + new TextDecoder().decode(p))));
+const [whole, roundsFloor] = await minTimesInterleaved(15, () => runTask("chunks", rounds), async () => { for (const r of asSse) await jsFloor(r); });
+console.log(`| 50 rounds, one tool call each (chunk lines) | ${chunks} | ${whole.toFixed(2)} ms | ${(whole / 50).toFixed(2)} ms | ${(whole * 1e3 / chunks).toFixed(2)} µs | ${roundsFloor.toFixed(2)} ms | ${(whole / roundsFloor).toFixed(2)}x |`);
+
+const completions = {
+  anthropic: 'event: message_start\ndata: {"type":"message_start","message":{"id":"m","usage":{"input_tokens":1,"output_tokens":1}}}\n\nevent: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\nevent: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"<attempt_completion><result>ok</result></attempt_completion>"}}\n\nevent: message_stop\ndata: {"type":"message_stop"}\n\n',
+  openai: 'data: {"choices":[{"index":0,"delta":{"content":"<attempt_completion><result>ok</result></attempt_completion>"}}]}\n\ndata: [DONE]\n\n',
+};
+for (const [name, format] of [["sse-anthropic-5000", "anthropic"], ["sse-openai-5000", "openai"]]) {
+  const body = readFileSync(`${fixtures}/${name}.txt`, "utf8");
+  const events = body.split(/(?<=\n\n)/).map((e) => enc.encode(e));
+  const replies = [events, [enc.encode(completions[format])]];
+  const [clew, floor] = await minTimesInterleaved(25, () => runTask(format, replies), () => jsFloor(events));
+  const n = events.length;
+  console.log(`| one round of ${name}, one SSE event per read | ${n} | ${clew.toFixed(2)} ms | – | ${(clew * 1e3 / n).toFixed(2)} µs | ${floor.toFixed(2)} ms (${(floor * 1e3 / n).toFixed(2)} µs per event) | ${(clew / floor).toFixed(2)}x |`);
+}

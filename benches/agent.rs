@@ -1,0 +1,181 @@
+//! Native agent-loop benchmarks (run by scripts/bench; prints markdown tables).
+//!
+//! 1. A 50-round scripted task end to end: each round streams about 3 KB of text in 20-byte
+//!    chunk lines and one tool call; the last round completes. Beside it, in the same run, the
+//!    floor: the same bytes through the stream decoder and the incremental parser alone. The
+//!    difference is the loop's own cost (presentation, messages, tools, history).
+//! 2. One round over each 5,000-delta SSE body, one SSE event per push: time per chunk from
+//!    bytes to the last say, beside decoding alone.
+//!
+//! The driver here answers every effect at once (tools, approvals, presentation passes), so
+//! the figures are the machine's CPU cost. Times are the minimum over repeated runs.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, missing_docs)]
+
+mod common;
+
+use std::collections::VecDeque;
+use std::hint::black_box;
+use std::time::Duration;
+
+use common::min_time;
+
+use clew::agent::{AskAnswer, AskResponse, AutoApprove, Effect, ParamSpec, Task, TaskConfig, ToolOutput, ToolSpec};
+use clew::parser::IncrementalParser;
+use clew::stream::{Format, StreamDecoder};
+
+/// Runs a task whose n-th request is answered with `replies[n]` (pieces pushed one by one).
+fn run_task(config: &TaskConfig, replies: &[Vec<Vec<u8>>]) -> usize {
+    let mut task = Task::new(config.clone()).unwrap();
+    let mut now = 0u64;
+    task.start(now, "benchmark task", Vec::new());
+    let mut requests = 0;
+    let mut says = 0;
+    let mut queue: VecDeque<Effect> = VecDeque::new();
+    loop {
+        while let Some(effect) = task.poll_effect() {
+            queue.push_back(effect);
+        }
+        let Some(effect) = queue.pop_front() else { break };
+        now += 1;
+        match effect {
+            Effect::OpenStream { stream, .. } => {
+                let reply = &replies[requests.min(replies.len() - 1)];
+                requests += 1;
+                for piece in reply {
+                    task.handle_stream_bytes(now, stream, piece);
+                    while let Some(effect) = task.poll_effect() {
+                        match effect {
+                            Effect::SchedulePresentation => task.handle_present(now),
+                            Effect::Say(_) => says += 1,
+                            other => queue.push_back(other),
+                        }
+                    }
+                }
+                task.handle_stream_end(now, stream);
+            }
+            Effect::SchedulePresentation => task.handle_present(now),
+            Effect::Say(_) => says += 1,
+            Effect::Ask(message) if !message.is_partial() => {
+                task.handle_ask_answer(now, message.ts, AskAnswer::button(AskResponse::Yes));
+            }
+            Effect::RunTool { id, .. } => task.handle_tool_done(now, id, ToolOutput::text("file contents: ok")),
+            Effect::Finished(_) => break,
+            _ => {}
+        }
+    }
+    assert!(task.outcome().is_some(), "the task ended");
+    says
+}
+
+fn chunk_line(text: &str) -> Vec<u8> {
+    let mut line = serde_json::json!({ "type": "text", "text": text }).to_string().into_bytes();
+    line.push(b'\n');
+    line
+}
+
+fn scripted_rounds(rounds: usize) -> Vec<Vec<Vec<u8>>> {
+    let prose = "The quick brown fox jumps over the lazy dog while the agent reads files. ".repeat(40);
+    (0..rounds)
+        .map(|round| {
+            let mut text = prose.clone();
+            if round + 1 == rounds {
+                text.push_str("<attempt_completion><result>done</result></attempt_completion>");
+            } else {
+                text.push_str(&format!("<read_file><path>src/file{round}.rs</path></read_file>"));
+            }
+            let chars: Vec<char> = text.chars().collect();
+            chars.chunks(20).map(|c| chunk_line(&c.iter().collect::<String>())).collect()
+        })
+        .collect()
+}
+
+fn tool(name: &str, params: &[&str]) -> ToolSpec {
+    ToolSpec {
+        name: name.into(),
+        read_only: true,
+        parameters: params
+            .iter()
+            .map(|p| ParamSpec { name: (*p).into(), description: String::new(), required: true })
+            .collect(),
+        ..ToolSpec::default()
+    }
+}
+
+fn floor(replies: &[Vec<Vec<u8>>], format: Format) -> Duration {
+    min_time(10, || {
+        for reply in replies {
+            let mut decoder = StreamDecoder::new(format);
+            let mut parser = IncrementalParser::default();
+            let mut out = Vec::new();
+            for piece in reply {
+                decoder.push(piece, &mut out).unwrap();
+                for chunk in out.drain(..) {
+                    if let clew::stream::Chunk::Text { text } = chunk {
+                        black_box(parser.push(&text));
+                    }
+                }
+            }
+            decoder.finish(&mut out).unwrap();
+        }
+    })
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.2} ms", d.as_secs_f64() * 1e3)
+}
+
+fn main() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let config = TaskConfig {
+        format: Format::Chunks,
+        tools: vec![tool("read_file", &["path"]), tool("get_weather", &["city"])],
+        auto_approve: AutoApprove { read_only: true, all: false },
+        ..TaskConfig::default()
+    };
+
+    println!(
+        "| workload | chunks | whole task | per round | per chunk | decode + parse floor | loop overhead per chunk |"
+    );
+    println!("|---|---|---|---|---|---|---|");
+    let rounds = scripted_rounds(50);
+    let chunks: usize = rounds.iter().map(Vec::len).sum();
+    let bytes: usize = rounds.iter().flatten().map(Vec::len).sum();
+    let task = min_time(10, || {
+        black_box(run_task(&config, &rounds));
+    });
+    let base = floor(&rounds, Format::Chunks);
+    let per_chunk = |d: Duration| format!("{:.0} ns", d.as_secs_f64() * 1e9 / chunks as f64);
+    println!(
+        "| 50 rounds, {} KB of chunk lines, one tool call each | {chunks} | {} | {} | {} | {} | {} |",
+        bytes / 1024,
+        ms(task),
+        ms(task / 50),
+        per_chunk(task),
+        ms(base),
+        per_chunk(task.saturating_sub(base)),
+    );
+
+    for (name, format) in [("sse-anthropic-5000", Format::Anthropic), ("sse-openai-5000", Format::OpenAi)] {
+        let body = std::fs::read_to_string(format!("{root}/bench/fixtures/{name}.txt")).unwrap();
+        let events: Vec<Vec<u8>> = body.split_inclusive("\n\n").map(|e| e.as_bytes().to_vec()).collect();
+        let done = match format {
+            Format::Anthropic => "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}}\n\nevent: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\nevent: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"<attempt_completion><result>ok</result></attempt_completion>\"}}\n\nevent: message_stop\ndata: {\"type\":\"message_stop\"}\n\n",
+            _ => "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"<attempt_completion><result>ok</result></attempt_completion>\"}}]}\n\ndata: [DONE]\n\n",
+        };
+        let replies = vec![events.clone(), vec![done.as_bytes().to_vec()]];
+        let config = TaskConfig { format, ..config.clone() };
+        let task = min_time(10, || {
+            black_box(run_task(&config, &replies));
+        });
+        let base = floor(&replies[..1], format);
+        let n = events.len();
+        println!(
+            "| one round of {name}, one SSE event per push (+ a one-event completion round) | {n} | {} | – | {} | {} | {} |",
+            ms(task),
+            format!("{:.0} ns", task.as_secs_f64() * 1e9 / n as f64),
+            ms(base),
+            format!("{:.0} ns", task.saturating_sub(base).as_secs_f64() * 1e9 / n as f64),
+        );
+    }
+}
