@@ -10,7 +10,7 @@
 //! The driver here answers every effect at once (tools, approvals, presentation passes), so
 //! the figures are the machine's CPU cost. Times are the minimum over repeated runs.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, missing_docs)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, missing_docs, dead_code)]
 
 mod common;
 
@@ -170,12 +170,13 @@ fn main() {
         });
         let base = floor(&replies[..1], format);
         let n = events.len();
+        let per = |d: Duration| d.as_secs_f64() * 1e9 / n as f64;
         println!(
-            "| one round of {name}, one SSE event per push (+ a one-event completion round) | {n} | {} | – | {} | {} | {} |",
+            "| one round of {name}, one SSE event per push (+ a one-event completion round) | {n} | {} | – | {:.0} ns | {} | {:.0} ns |",
             ms(task),
-            format!("{:.0} ns", task.as_secs_f64() * 1e9 / n as f64),
+            per(task),
             ms(base),
-            format!("{:.0} ns", task.saturating_sub(base).as_secs_f64() * 1e9 / n as f64),
+            per(task.saturating_sub(base)),
         );
     }
 }
