@@ -1,4 +1,4 @@
-// The installed package in headless Chromium: the demo page in www/ imports it by name
+// The installed package in headless Chromium: the parser demo page in www/ imports it by name
 // (import map to the package's browser entry), streams its sample and draws the blocks.
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -23,7 +23,7 @@ test("the demo page streams its sample through the package in Chromium, and the 
     const page = await context.newPage();
     const errors = [];
     page.on("pageerror", (error) => errors.push(error.message));
-    await page.goto(server.url);
+    await page.goto(server.url + "parser.html");
     await page.waitForSelector("body[data-state=ready]");
     await page.fill("#delay", "0");
     await page.click("#stream");

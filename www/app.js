@@ -1,79 +1,289 @@
-// The demo page's glue: feeds the textarea to the package's parser and draws the blocks.
-import { AssistantMessageParser, parseAssistantMessage } from "clew";
-
-const SAMPLE = `I'll look at the config first.
-
-<read_file>
-<path>src/config.ts</path>
-</read_file>
-
-Then update the timeout:
-
-<replace_in_file>
-<path>src/config.ts</path>
-<diff>
-------- SEARCH
-timeout: 30
-=======
-timeout: 60
-+++++++ REPLACE
-</diff>
-</replace_in_file>`;
+// The playground: a Task from the package, a workspace of files with tools over it, and a
+// timeline of the task's say/ask messages with real UI for every ask. The page holds no
+// loop logic: it renders messages and answers asks.
+import { Task } from "clew";
+import { Workspace, persistIn, SAMPLE_FILES } from "./workspace.js";
+import { offlineRequest, OFFLINE_MODEL_INFO } from "./offline-model.js";
 
 const $ = (id) => document.getElementById(id);
-$("input").value = SAMPLE;
+const workspace = new Workspace();
+let task = null;
+let stopPersisting = null;
+let lastOutcome = null;
+const rows = new Map(); // ts -> { li, message }
 
-function renderBlock(block) {
-  const item = document.createElement("li");
-  item.className = `${block.type}${block.partial ? " partial" : ""}`;
-  const kind = document.createElement("span");
-  kind.className = "kind";
-  kind.textContent = block.type === "text" ? "text" : `tool_use: ${block.name}`;
-  item.append(kind, block.partial ? "(partial)" : "");
-  const body = document.createElement("pre");
-  body.textContent = block.type === "text"
-    ? block.content
-    : Object.entries(block.params).map(([k, v]) => `${k} = ${v}`).join("\n");
-  item.append(body);
-  return item;
-}
-
-/** Redraws blocks from index `first` on; earlier ones did not change. */
-function redraw(list, blocks, first) {
-  while (list.children.length > first) list.lastChild.remove();
-  for (let i = first; i < blocks.length; i++) list.append(renderBlock(blocks[i]));
-}
-
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function stream() {
-  const text = $("input").value;
-  const size = Math.max(1, Number($("chunk").value) || 1);
-  const delay = Math.max(0, Number($("delay").value) || 0);
-  const parser = new AssistantMessageParser();
-  const list = $("blocks");
+// Workspace panel -----------------------------------------------------------------------
+let shown = "README.md";
+function renderFiles(changedPath) {
+  const list = $("files");
   list.replaceChildren();
-  let redrawn = 0;
-  for (let at = 0; at < text.length; at += size) {
-    const first = parser.push(text.slice(at, at + size));
-    if (first < parser.length) {
-      const blocks = [];
-      for (let i = 0; i < parser.length; i++) blocks.push(i < first ? null : parser.block(i));
-      redraw(list, blocks, first);
-      redrawn += parser.length - first;
-    }
-    $("status").textContent = `${Math.min(at + size, text.length)} / ${text.length} characters`;
-    if (delay) await sleep(delay);
+  for (const path of [...workspace.files.keys()].sort()) {
+    const li = document.createElement("li");
+    const button = document.createElement("button");
+    button.type = "button";
+    button.textContent = path;
+    button.dataset.path = path;
+    if (path === shown) button.classList.add("shown");
+    if (path === changedPath) li.classList.add("changed");
+    button.addEventListener("click", () => { shown = path; renderFiles(); });
+    li.append(button);
+    list.append(li);
   }
-  $("status").textContent = `done: ${parser.length} blocks, ${redrawn} block redraws`;
-  document.body.dataset.state = "done";
+  $("file").textContent = workspace.files.get(shown) ?? "";
+  $("file").dataset.path = shown;
+}
+workspace.addEventListener("change", (event) => {
+  if (event.path) shown = event.path;
+  renderFiles(event.path);
+});
+$("reset").addEventListener("click", () => workspace.load(SAMPLE_FILES));
+$("persist").addEventListener("change", async (event) => {
+  if (event.target.checked) stopPersisting = await persistIn(workspace);
+  else stopPersisting?.();
+});
+
+// Model settings ------------------------------------------------------------------------
+$("provider").addEventListener("change", () => {
+  const remote = $("provider").value !== "offline";
+  document.querySelector(".remote").hidden = !remote;
+  $("baseUrl").disabled = $("provider").value === "anthropic";
+});
+
+function modelOptions() {
+  const provider = $("provider").value;
+  if (provider === "offline") {
+    return { format: "anthropic", id: "clew-offline", info: OFFLINE_MODEL_INFO, request: offlineRequest({ delayMs: Number(document.body.dataset.delay ?? 15) }) };
+  }
+  const common = { id: $("modelId").value.trim(), apiKey: $("apiKey").value.trim() || undefined };
+  if (provider === "anthropic") return { format: "anthropic", browser: true, promptCache: true, ...common };
+  return { format: "openai", baseUrl: $("baseUrl").value.trim() || undefined, ...common };
 }
 
-$("stream").addEventListener("click", () => { document.body.dataset.state = "streaming"; stream(); });
-$("parse").addEventListener("click", () => {
-  const blocks = parseAssistantMessage($("input").value);
-  redraw($("blocks"), blocks, 0);
-  $("status").textContent = `done: ${blocks.length} blocks`;
-  document.body.dataset.state = "done";
+// Timeline ------------------------------------------------------------------------------
+function parseJson(text) {
+  try { return JSON.parse(text); } catch { return null; }
+}
+
+function toolCard(message) {
+  const data = parseJson(message.text) ?? {};
+  const card = document.createElement("div");
+  card.className = "tool-card";
+  const title = document.createElement("div");
+  title.className = "tool-name";
+  title.textContent = `${data.tool ?? "tool"}`;
+  card.append(title);
+  for (const [name, value] of Object.entries(data.params ?? {})) {
+    const row = document.createElement("div");
+    row.className = "param";
+    const key = document.createElement("span");
+    key.textContent = name;
+    const pre = document.createElement("pre");
+    pre.textContent = value;
+    row.append(key, pre);
+    card.append(row);
+  }
+  return card;
+}
+
+function fillRow(li, message) {
+  const kind = message.type === "say" ? message.say : message.ask;
+  li.className = `${message.type} ${kind}${message.partial ? " partial" : ""}`;
+  li.dataset.kind = `${message.type}:${kind}`;
+  const body = li.querySelector(".body") ?? li.appendChild(Object.assign(document.createElement("div"), { className: "body" }));
+  body.replaceChildren();
+  const text = message.text ?? "";
+  switch (kind) {
+    case "reasoning": {
+      const details = document.createElement("details");
+      details.open = !!message.partial;
+      const summary = document.createElement("summary");
+      summary.textContent = message.partial ? "Thinking…" : "Reasoning";
+      const pre = document.createElement("pre");
+      pre.textContent = text;
+      details.append(summary, pre);
+      body.append(details);
+      break;
+    }
+    case "tool":
+      body.append(toolCard(message));
+      break;
+    case "api_req_started": {
+      const info = parseJson(text) ?? {};
+      body.textContent = message.partial ? "Request…" :
+        `Request: ${info.tokensIn ?? 0} in, ${info.tokensOut ?? 0} out, $${(info.cost ?? 0).toFixed(4)}${info.cancelReason ? ` (${info.cancelReason})` : ""}`;
+      break;
+    }
+    case "error_retry": {
+      const info = parseJson(text) ?? {};
+      body.textContent = info.failed ? `Failed after ${info.attempt} retries: ${info.errorMessage}` : `Retry ${info.attempt}/${info.maxAttempts} in ${info.delaySeconds} s: ${info.errorMessage}`;
+      break;
+    }
+    case "followup": {
+      const info = parseJson(text) ?? {};
+      body.textContent = info.question ?? text;
+      break;
+    }
+    case "task":
+      body.textContent = `Task: ${text}`;
+      break;
+    case "completion_result":
+      body.textContent = message.type === "ask" && !text ? "Accept the result, or reply to ask for changes." : text;
+      break;
+    default:
+      body.textContent = text;
+  }
+}
+
+function show(message) {
+  let row = rows.get(message.ts);
+  if (!row) {
+    const li = document.createElement("li");
+    li.dataset.ts = String(message.ts);
+    $("timeline").append(li);
+    row = { li };
+    rows.set(message.ts, row);
+  }
+  if (message.type === "ask" && !message.partial && !message.text && row.message?.text) message = { ...message, text: row.message.text };
+  row.message = message;
+  fillRow(row.li, message);
+  row.li.scrollIntoView({ block: "nearest" });
+  updateStatus();
+}
+
+function button(label, className, onClick) {
+  const b = document.createElement("button");
+  b.type = "button";
+  b.textContent = label;
+  b.className = className;
+  b.addEventListener("click", onClick);
+  return b;
+}
+
+/** Shows the ask's controls and resolves with the user's answer. */
+function answerUi(message) {
+  return new Promise((resolve) => {
+    const row = rows.get(message.ts);
+    const controls = document.createElement("div");
+    controls.className = "ask-controls";
+    const input = document.createElement("input");
+    input.placeholder = "optional feedback";
+    const done = (answer) => {
+      controls.remove();
+      row.li.classList.add("answered");
+      const verdict = document.createElement("div");
+      verdict.className = "verdict";
+      verdict.textContent = answer.response === "yesButtonClicked" ? "✓ approved" : answer.response === "noButtonClicked" ? "✗ declined" : `↳ ${answer.text || "answered"}`;
+      row.li.append(verdict);
+      resolve(answer);
+    };
+    const text = () => input.value.trim();
+    switch (message.ask) {
+      case "tool":
+        controls.append(input,
+          button("Approve", "approve", () => done({ response: "yesButtonClicked", text: text() || undefined })),
+          button("Deny", "deny", () => done(text() ? { response: "messageResponse", text: text() } : { response: "noButtonClicked" })));
+        break;
+      case "followup": {
+        input.placeholder = "your answer";
+        const options = parseJson(parseJson(message.text)?.options ?? "") ?? [];
+        for (const option of Array.isArray(options) ? options : []) {
+          controls.append(button(String(option), "option", () => done({ response: "messageResponse", text: String(option) })));
+        }
+        controls.append(input, button("Answer", "answer", () => done({ response: "messageResponse", text: text() })));
+        break;
+      }
+      case "completion_result":
+        input.placeholder = "reply to ask for changes";
+        controls.append(input,
+          button("Accept", "accept", () => done({ response: "yesButtonClicked" })),
+          button("Reply", "reply", () => done({ response: "messageResponse", text: text() })));
+        break;
+      case "api_req_failed":
+        controls.append(button("Retry", "retry", () => done({ response: "yesButtonClicked" })), button("End", "end", () => done({ response: "noButtonClicked" })));
+        break;
+      case "mistake_limit_reached":
+        input.placeholder = "guidance for the model";
+        controls.append(input,
+          button("Continue", "continue", () => done(text() ? { response: "messageResponse", text: text() } : { response: "yesButtonClicked" })),
+          button("Stop", "end", () => done({ response: "noButtonClicked" })));
+        break;
+      default:
+        controls.append(button("OK", "approve", () => done({ response: "yesButtonClicked" })));
+    }
+    row.li.append(controls);
+    input.addEventListener("keydown", (event) => { if (event.key === "Enter") controls.querySelector("button:last-of-type")?.click(); });
+  });
+}
+
+function updateStatus() {
+  if (!task) return;
+  const usage = task.usage;
+  $("state").textContent = task.state;
+  $("tokensIn").textContent = usage.inputTokens;
+  $("tokensOut").textContent = usage.outputTokens;
+  $("cache").textContent = `${usage.cacheReadTokens} read / ${usage.cacheWriteTokens} written`;
+  $("cost").textContent = `$${usage.totalCost.toFixed(4)}`;
+  $("requests").textContent = usage.requests;
+}
+
+// Running a task -------------------------------------------------------------------------
+async function start(text) {
+  $("timeline").replaceChildren();
+  rows.clear();
+  lastOutcome = null;
+  const options = {
+    model: modelOptions(),
+    tools: workspace.tools(),
+    autoApprove: { readOnly: $("readOnly").checked },
+    yolo: $("yolo").checked,
+    parallelToolCalling: $("parallel").checked,
+    maxConsecutiveMistakes: Math.max(1, Number($("maxMistakes").value) || 3),
+    environment: `The workspace holds: ${[...workspace.files.keys()].join(", ")}.`,
+    say: show,
+    ask: (message) => {
+      show(message);
+      return message.partial ? undefined : answerUi(message);
+    },
+  };
+  let current;
+  try {
+    current = new Task(options);
+  } catch (error) {
+    alert(error.message);
+    return;
+  }
+  task = current;
+  document.body.dataset.state = "running";
+  $("start").disabled = true;
+  $("abort").disabled = false;
+  const outcome = await current.start(text);
+  if (task !== current) return;
+  lastOutcome = outcome;
+  const li = document.createElement("li");
+  li.className = `outcome ${outcome.status}`;
+  li.dataset.kind = `outcome:${outcome.status}`;
+  li.textContent = outcome.status === "completed" ? `Completed: ${outcome.result}` : `${outcome.status}: ${outcome.error?.message ?? ""}`;
+  $("timeline").append(li);
+  for (const controls of document.querySelectorAll(".ask-controls")) controls.remove();
+  updateStatus();
+  $("start").disabled = false;
+  $("abort").disabled = true;
+  document.body.dataset.state = outcome.status;
+}
+
+$("composer").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const text = $("taskText").value.trim();
+  if (text) start(text);
 });
+$("abort").addEventListener("click", () => task?.abort("stopped by the user"));
+$("export").addEventListener("click", () => {
+  const transcript = { exportedAt: new Date().toISOString(), outcome: lastOutcome, messages: task?.messages ?? [], history: task?.history ?? [], usage: task?.usage ?? null, files: workspace.snapshot() };
+  const url = URL.createObjectURL(new Blob([JSON.stringify(transcript, null, 2)], { type: "application/json" }));
+  const a = Object.assign(document.createElement("a"), { href: url, download: "clew-transcript.json" });
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+});
+
+renderFiles();
 document.body.dataset.state = "ready";
