@@ -263,3 +263,22 @@ fn a_completion_accepted_while_the_reply_still_streams_keeps_the_reply_in_histor
     assert_eq!(h.task.history().len(), 2, "the assistant turn is kept");
     assert!(h.task.messages().iter().all(|m| !m.is_partial()), "the request message has its final figures");
 }
+
+#[test]
+fn a_partial_ask_is_never_answered_an_answer_to_it_is_ignored() {
+    let reply = text(&["<write><path>a</path><content>long", " content", " still streaming", "</content></write>"]);
+    let mut h = Harness::new(TaskConfig { presentation_interval_ms: 0, ..config() }, vec![reply, completion("ok")]);
+    h.pause =
+        Some(Box::new(|task| task.messages().iter().any(|m| m.is_partial() && matches!(m.kind, MessageKind::Ask(_)))));
+    h.start("t");
+    let partial =
+        h.task.messages().iter().find(|m| m.is_partial() && matches!(m.kind, MessageKind::Ask(_))).unwrap().ts;
+    h.task.handle_ask_answer(h.now, partial, AskAnswer::button(AskResponse::Yes));
+    h.drain();
+    assert!(h.tool_calls.is_empty(), "answering a partial ask runs nothing");
+    h.pause = None;
+    h.ask = Box::new(|m| (!m.is_partial()).then(|| AskAnswer::button(AskResponse::No)));
+    h.run();
+    assert!(h.tool_calls.is_empty(), "the complete ask was answered no");
+    assert!(h.history_texts(2)[0].ends_with(TOOL_DENIED));
+}
