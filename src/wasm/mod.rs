@@ -7,19 +7,24 @@
 #![allow(unreachable_pub)]
 
 mod blocks_js;
+#[cfg(not(feature = "without-task"))]
 mod driver;
 mod error;
 mod parser;
 mod request;
 mod stream;
+#[cfg(not(feature = "without-task"))]
 mod task;
+#[cfg(not(feature = "without-task"))]
 mod task_convert;
+#[cfg(not(feature = "without-task"))]
 mod task_options;
 mod tool_calls;
 
 pub use parser::{parse_assistant_message, AssistantMessageParser};
 pub use request::{build_request, model_cost};
 pub use stream::{read_model_stream, sse_decoder, StreamDecoder};
+#[cfg(not(feature = "without-task"))]
 pub use task::Task;
 pub use tool_calls::ToolCallAssembler;
 pub use types::ToolSetSpecJs;
