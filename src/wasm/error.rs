@@ -6,6 +6,7 @@ use crate::core::stream::StreamError;
 
 /// Error codes shared with the TypeScript types.
 #[derive(Clone, Copy, Debug)]
+#[cfg_attr(feature = "without-task", allow(dead_code))]
 pub(crate) enum Code {
     /// An argument had the wrong shape (a `TypeError`).
     InvalidArgument,

@@ -112,11 +112,6 @@ impl Task {
         self.driver.machine.borrow().outcome().map_or(JsValue::UNDEFINED, outcome_to_js)
     }
 
-    /// The task as JSON, for `Task.restore` (experimental: the options are not included).
-    pub fn snapshot(&self) -> String {
-        self.driver.machine.borrow().snapshot()
-    }
-
     /// The current time as the loop sees it (milliseconds since the epoch).
     #[wasm_bindgen(js_name = clock)]
     pub fn clock() -> f64 {
