@@ -1,8 +1,115 @@
-// Browser and bundler entry: fetches and instantiates the wasm file beside this module
-// (bundlers turn the URL into an asset), with top-level await so imports are ready to use.
-import init from "./clew.js";
+// Browser and bundler entry: fetches the wasm file beside this module (bundlers turn the
+// `new URL(…, import.meta.url)` into an emitted asset) without top-level await, so iife
+// bundles (a Vite module worker) work too. `ready` resolves once the module is compiled;
+// async APIs wait for it themselves, and a Task made before it is created when it starts.
+import init, * as wasm from "./clew.js";
+import { AssistantMessageParser as Parser } from "./parser.js";
 
-await init({ module_or_path: new URL("./clew_bg.wasm", import.meta.url) });
+export { ClewError, ClewStreamError, ClewTaskError } from "__ERRORS_MODULE__";
 
-export * from "./clew.js";
-export { AssistantMessageParser } from "./parser.js";
+let loaded = false;
+/** Resolves once the wasm module is compiled and instantiated. */
+export const ready = init({ module_or_path: new URL("./clew_bg.wasm", import.meta.url) }).then(() => {
+  loaded = true;
+});
+// NOTE: a failed load surfaces through `ready` and through every call; it is not unhandled.
+ready.catch(() => {});
+
+function check() {
+  if (!loaded) {
+    throw Object.assign(new Error("clew's wasm module is still loading: `await ready` before the first synchronous call"), { code: "CLEW_NOT_READY" });
+  }
+}
+
+export function parseAssistantMessage(text, tools) {
+  check();
+  return wasm.parseAssistantMessage(text, tools);
+}
+
+export function buildRequest(format, request) {
+  check();
+  return wasm.buildRequest(format, request);
+}
+
+export function modelCost(info, usage) {
+  check();
+  return wasm.modelCost(info, usage);
+}
+
+export function sseDecoder(format) {
+  check();
+  return wasm.sseDecoder(format);
+}
+
+export async function readModelStream(response, format) {
+  await ready;
+  return wasm.readModelStream(response, format);
+}
+
+export class StreamDecoder extends wasm.StreamDecoder {
+  constructor(format) {
+    check();
+    super(format);
+  }
+}
+
+export class ToolCallAssembler extends wasm.ToolCallAssembler {
+  constructor() {
+    check();
+    super();
+  }
+}
+
+export class AssistantMessageParser extends Parser {
+  constructor(tools) {
+    check();
+    super(tools);
+  }
+}
+
+/**
+ * The agent task. Made after `ready`, it is the wasm class itself (and bad options throw
+ * here); made before, it is created when `start` is called (and bad options reject there).
+ */
+export class Task {
+  #inner = null;
+  #options;
+  #abortReason = null;
+
+  constructor(options) {
+    if (loaded) this.#inner = new wasm.Task(options);
+    else this.#options = options;
+  }
+
+  start(text, images) {
+    if (this.#inner) return this.#inner.start(text, images);
+    return ready.then(() => {
+      if (!this.#inner) this.#inner = new wasm.Task(this.#options);
+      const outcome = this.#inner.start(text, images);
+      if (this.#abortReason !== null) this.#inner.abort(this.#abortReason);
+      return outcome;
+    });
+  }
+
+  abort(reason) {
+    if (this.#inner) this.#inner.abort(reason);
+    else this.#abortReason = reason ?? "aborted";
+  }
+
+  get messages() { return this.#inner ? this.#inner.messages : []; }
+  get history() { return this.#inner ? this.#inner.history : []; }
+  get usage() {
+    return this.#inner ? this.#inner.usage : { inputTokens: 0, outputTokens: 0, cacheWriteTokens: 0, cacheReadTokens: 0, totalCost: 0, requests: 0 };
+  }
+  get state() { return this.#inner ? this.#inner.state : "idle"; }
+  get outcome() { return this.#inner ? this.#inner.outcome : undefined; }
+
+  free() {
+    this.#inner?.free();
+    this.#inner = null;
+  }
+
+  [Symbol.dispose]() {
+    this.free();
+  }
+}

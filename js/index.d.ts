@@ -1,14 +1,41 @@
-// Types of every entry point: the generated bindings, already initialised, with the
-// AssistantMessageParser subclass of parser.js.
-export * from "./clew.js";
-import { AssistantMessageParser as WasmAssistantMessageParser } from "./clew.js";
+
+// The entries' own exports (js/index.d.ts, appended to the generated declarations).
 
 /**
- * Parses an assistant message as it streams in. After every `push`, `blocks()` equals
- * `parseAssistantMessage` of all the text pushed so far, whatever the chunk boundaries,
- * including a surrogate pair split between two chunks.
+ * Resolves once the wasm module is ready. Every entry but the browser one is ready at import;
+ * the browser entry loads the module in the background: await `ready` before the first
+ * synchronous call (`Task` and the async functions wait by themselves).
  */
-export declare class AssistantMessageParser extends WasmAssistantMessageParser {
+export declare const ready: Promise<void>;
+
+export interface AssistantMessageParser {
   /** Ends the stream: a held-back high surrogate is parsed as it is. Returns what `push` returns. */
   finish(): number;
 }
+
+/** An error of clew, with a stable `code`. */
+export declare class ClewError extends Error {
+  constructor(message: string, code: string);
+  readonly code: string;
+}
+
+/** A model stream failed: its HTTP response, its framing, or its content. */
+export declare class ClewStreamError extends ClewError {
+  readonly code:
+    | "CLEW_HTTP_ERROR" | "CLEW_NOT_SSE" | "CLEW_STREAM_INCOMPLETE" | "CLEW_PROVIDER_ERROR" | "CLEW_MALFORMED_JSON"
+    | "CLEW_LINE_TOO_LONG" | "CLEW_EVENT_TOO_LARGE" | "CLEW_INVALID_UTF8" | "CLEW_NETWORK_ERROR" | "CLEW_TIMEOUT";
+  /** Whether sending the same request again may succeed. */
+  readonly retryable: boolean;
+  readonly status?: number;
+  readonly kind?: string;
+  readonly providerMessage?: string;
+  readonly retryAfterMs?: number;
+  readonly body?: string;
+  readonly line?: string;
+  readonly limit?: number;
+  /** Chunks decoded before the error (StreamDecoder only). */
+  readonly chunks?: Chunk[];
+}
+
+/** Why a task did not complete (`outcome.error`). */
+export declare class ClewTaskError extends ClewError {}

@@ -1,8 +1,4 @@
-// Node entry: compiles the wasm module from the file beside this one, synchronously.
-import { readFileSync } from "node:fs";
-import { initSync } from "./clew.js";
-
-initSync({ module: readFileSync(new URL("./clew_bg.wasm", import.meta.url)) });
-
-export * from "./clew.js";
-export { AssistantMessageParser } from "./parser.js";
+// Node entry (ESM): the inlined wasm, compiled synchronously, so that server bundlers
+// (Next.js, esbuild --platform=node) need no asset. CommonJS `require` gets index.cjs, a
+// bundle of the same entry.
+export * from "./inline.js";

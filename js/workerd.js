@@ -1,9 +1,9 @@
-// Cloudflare Workers (workerd) entry: the runtime imports a .wasm file as a compiled
-// WebAssembly.Module; fetching it by URL would not work inside a Worker.
+// Cloudflare Workers (workerd) and Vercel/Next.js edge (edge-light) entry: the runtime
+// imports a .wasm file as a compiled WebAssembly.Module; compiling bytes at run time is not
+// allowed there.
 import wasmModule from "./clew_bg.wasm";
 import { initSync } from "./clew.js";
 
 initSync({ module: wasmModule });
 
-export * from "./clew.js";
-export { AssistantMessageParser } from "./parser.js";
+export * from "./api.js";

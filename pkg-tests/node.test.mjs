@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createRequire } from "node:module";
 import { parseAssistantMessage, AssistantMessageParser } from "clew";
-import { repoRoot, packageDir } from "./package-dir.mjs";
+import { repoRoot, packageDir, entryFor } from "./package-dir.mjs";
 
 const vectors = readFileSync(join(repoRoot, "tests/fixtures/parse-v2.jsonl"), "utf8")
   .split("\n").filter(Boolean).map((line) => JSON.parse(line));
@@ -17,6 +17,23 @@ test("the node condition resolves to the node entry", () => {
   const resolved = createRequire(import.meta.url).resolve("clew/package.json");
   assert.equal(resolved, join(packageDir, "package.json"));
   assert.equal(import.meta.resolve("clew"), new URL(`file://${join(packageDir, "node.js")}`).href);
+  assert.equal(createRequire(import.meta.url).resolve("clew"), join(packageDir, "index.cjs"));
+});
+
+test("each runtime and bundler condition picks its entry", () => {
+  const cases = [
+    [["workerd", "worker", "browser", "import"], "workerd.js"],
+    [["edge-light", "browser", "import"], "workerd.js"],
+    [["browser", "import", "module"], "browser.js"],
+    [["node", "import"], "node.js"],
+    [["node", "require"], "index.cjs"],
+    [["require"], "index.cjs"],
+    [["import", "module"], "inline.js"],
+    [[], "inline.js"],
+  ];
+  for (const [conditions, file] of cases) assert.equal(entryFor(conditions), join(packageDir, file), conditions.join(","));
+  assert.equal(entryFor(["browser", "import"], "./inline"), join(packageDir, "inline.js"));
+  assert.equal(entryFor(["require"], "./inline"), join(packageDir, "index.cjs"));
 });
 
 test("every reference vector parses the same through the package", () => {

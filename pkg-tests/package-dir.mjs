@@ -8,9 +8,15 @@ export const packageDir = join(here, "node_modules", "clew");
 export const repoRoot = join(here, "..");
 export const manifest = JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8"));
 
-/** The file `exports["."]` gives for the first matching condition, as a bundler or runtime picks it. */
-export function entryFor(conditions) {
-  const entry = manifest.exports["."];
-  const key = Object.keys(entry).find((k) => k !== "types" && (conditions.includes(k) || k === "default"));
-  return join(packageDir, entry[key]);
+/**
+ * The file `exports[subpath]` gives for a list of conditions, as a bundler or runtime picks it:
+ * the first key (in order) that is listed or is "default", nested objects followed.
+ */
+export function entryFor(conditions, subpath = ".") {
+  let entry = manifest.exports[subpath];
+  while (typeof entry === "object") {
+    const key = Object.keys(entry).find((k) => k !== "types" && (conditions.includes(k) || k === "default"));
+    entry = entry[key];
+  }
+  return join(packageDir, entry);
 }

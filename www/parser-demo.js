@@ -1,5 +1,7 @@
 // The demo page's glue: feeds the textarea to the package's parser and draws the blocks.
-import { AssistantMessageParser, parseAssistantMessage } from "clew";
+import { AssistantMessageParser, parseAssistantMessage, ready } from "clew";
+
+await ready;
 
 const SAMPLE = `I'll look at the config first.
 

@@ -2,8 +2,9 @@
 // reject misuse (each @ts-expect-error must be an error).
 import {
   AssistantMessageParser, parseAssistantMessage, readModelStream, sseDecoder, StreamDecoder,
-  ToolCallAssembler, buildRequest, modelCost,
-  type Block, type Chunk, type ClewStreamError, type HttpRequest, type NativeToolCall,
+  ToolCallAssembler, buildRequest, modelCost, Task, ClewStreamError, ClewTaskError, ClewError, ready,
+  type Block, type Chunk, type HttpRequest, type NativeToolCall, type TaskMessage, type TaskOutcome,
+  type ModelSettings, type ModelRequest,
 } from "clew";
 
 const blocks: Block[] = parseAssistantMessage("<read_file><path>a</path></read_file>");
@@ -35,8 +36,47 @@ const decoder = new StreamDecoder("chunks");
 const decoded: Chunk[] = decoder.push(new Uint8Array([123]));
 const request: HttpRequest = buildRequest("openai", { model: { id: "gpt-4.1", apiKey: "k" }, messages: [{ role: "user", content: "hi" }] });
 const cost: number = modelCost({ inputPrice: 3 }, { inputTokens: 1, outputTokens: 2 });
-function isStreamError(e: unknown): e is ClewStreamError { return e instanceof Error && e.name === "ClewStreamError"; }
+function isStreamError(e: unknown): e is ClewStreamError { return e instanceof ClewStreamError && e.retryable; }
 void piped; void decoded; void request; void cost; void isStreamError;
 
-// @ts-expect-error: the model id is required
-buildRequest("anthropic", { model: {} });
+// @ts-expect-error: a model id is a string
+buildRequest("anthropic", { model: { id: 5 } });
+
+// Task, with every option.
+const settings: ModelSettings = {
+  format: "anthropic", id: "claude", maxTokens: 1024, temperature: 0, reasoningBudget: 0, reasoningEffort: "low",
+  headers: { "x-a": "b" }, baseUrl: "https://example.invalid", apiKey: "k", promptCache: true, browser: true,
+  info: { contextWindow: 200000, maxOutput: 8192, inputPrice: 3, outputPrice: 15, cacheWritePrice: 3.75, cacheReadPrice: 0.3 },
+  fetch: (url, init) => fetch(url, init),
+  request: (req: ModelRequest, { signal }) => fetch("/proxy", { ...buildRequest("anthropic", req), signal }),
+};
+const task = new Task({
+  model: settings,
+  tools: [{
+    name: "read_file", description: "read", readOnly: true, timeoutMs: 1000,
+    parameters: [{ name: "path", description: "where", required: true }],
+    inputSchema: { type: "object" },
+    execute: async (params, { signal, taskId }) => { void signal; void taskId; return { text: params.path ?? "", images: ["data:image/png;base64,AA=="] }; },
+  }, { name: "ping", execute: () => "pong" }],
+  say: (message: TaskMessage) => { const ts: number = message.ts; void ts; },
+  ask: async (message) => (message.partial ? undefined : { response: "yesButtonClicked", text: "ok" }),
+  autoApprove: { readOnly: true, all: false }, yolo: false, maxConsecutiveMistakes: 3, parallelToolCalling: true,
+  toolCalling: "native", retry: { maxRetries: 3, baseDelayMs: 2000, maxDelayMs: 60000 }, timeouts: { firstByteMs: 0, idleMs: 1000 },
+  limits: { maxRequests: 10, maxCost: 1 }, presentationIntervalMs: 40, systemPrompt: "s", rules: "r", environment: "e",
+  checkpoint: { save: async () => {}, initial: () => {} },
+  hooks: { taskStart: () => ({ context: "c" }), taskCancel: () => {}, taskComplete: async () => {}, preToolUse: (input) => ({ cancel: input.tool === "x" }), postToolUse: () => undefined },
+});
+async function run(): Promise<void> {
+  await ready;
+  const outcome: TaskOutcome = await task.start("go", ["data:image/png;base64,AA=="]);
+  if (outcome.status === "completed") { const result: string = outcome.result; void result; }
+  else { const code: string = outcome.error.code; void code; }
+  task.abort("stop");
+  const state: string = task.state; const n: number = task.usage.totalCost + task.messages.length;
+  void state; void n; void (new ClewTaskError("m", "C") instanceof ClewError);
+  // @ts-expect-error: not a tool-calling mode
+  new Task({ model: settings, toolCalling: "json" });
+  // @ts-expect-error: an answer needs a known response
+  new Task({ model: settings, ask: () => ({ response: "maybe" }) });
+}
+void run;

@@ -1,6 +1,6 @@
 //! Core errors as JavaScript `Error` objects with a stable `code`.
 
-use wasm_bindgen::JsValue;
+use wasm_bindgen::prelude::*;
 
 use crate::core::stream::StreamError;
 
@@ -32,6 +32,24 @@ impl Code {
     }
 }
 
+#[wasm_bindgen(module = "/js/errors.js")]
+extern "C" {
+    /// `ClewStreamError` of js/errors.js.
+    type ClewStreamError;
+    #[wasm_bindgen(constructor, js_class = "ClewStreamError")]
+    fn new(message: &str, code: &str) -> ClewStreamError;
+
+    /// `ClewTaskError` of js/errors.js.
+    type ClewTaskError;
+    #[wasm_bindgen(constructor, js_class = "ClewTaskError")]
+    fn new(message: &str, code: &str) -> ClewTaskError;
+}
+
+/// A `ClewTaskError` (an `Error` with `code`), as in a task's outcome.
+pub(crate) fn task_error(code: &str, message: &str) -> JsValue {
+    ClewTaskError::new(message, code).into()
+}
+
 fn set(target: &JsValue, key: &str, value: &JsValue) {
     // NOTE: setting a property on a fresh Error object cannot fail; ignoring the result keeps
     // this path free of panics.
@@ -45,13 +63,10 @@ pub(crate) fn type_error(code: Code, message: &str) -> JsValue {
     error.into()
 }
 
-/// A stream error as a JS `Error` named `ClewStreamError`, with `code`, `retryable` and the
-/// variant's details (`status`, `kind`, `retryAfterMs`, `body`, `line`, `limit`).
+/// A stream error as a `ClewStreamError` (an `Error` subclass) with `code`, `retryable` and
+/// the variant's details (`status`, `kind`, `retryAfterMs`, `body`, `line`, `limit`).
 pub(crate) fn stream_error(error: &StreamError) -> JsValue {
-    let js = js_sys::Error::new(&error.to_string());
-    js.set_name("ClewStreamError");
-    let js: JsValue = js.into();
-    set(&js, "code", &JsValue::from_str(error.code()));
+    let js: JsValue = ClewStreamError::new(&error.to_string(), error.code()).into();
     set(&js, "retryable", &JsValue::from_bool(error.is_retryable()));
     let text = |s: &str| JsValue::from_str(s);
     match error {

@@ -48,17 +48,20 @@ impl Task {
     }
 
     /// Runs the task with the user's text (and images as data URLs). Resolves with the
-    /// outcome; never rejects for model, tool or user outcomes.
-    ///
-    /// @throws TypeError (code `CLEW_TASK_STARTED`) when the task already started.
+    /// outcome; never rejects for model, tool or user outcomes. Rejects with a `TypeError`
+    /// (code `CLEW_TASK_STARTED`) when the task already started, or (code
+    /// `CLEW_INVALID_ARGUMENT`) when `text` is not a string.
     #[wasm_bindgen(unchecked_return_type = "Promise<TaskOutcome>")]
     pub fn start(
         &self,
-        text: String,
+        #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
         #[wasm_bindgen(unchecked_param_type = "string[]")] images: Option<Array>,
-    ) -> Result<Promise, JsValue> {
+    ) -> Promise {
+        let Some(text) = text.as_string() else {
+            return Promise::reject(&type_error(Code::InvalidArgument, "task.start(text) needs a string"));
+        };
         if self.driver.machine.borrow().state() != "idle" {
-            return Err(type_error(Code::TaskStarted, "this task was already started; create a new Task"));
+            return Promise::reject(&type_error(Code::TaskStarted, "this task was already started; create a new Task"));
         }
         let images = images.map(|a| images_from_js(&a)).unwrap_or_default();
         let driver = Rc::clone(&self.driver);
@@ -66,7 +69,7 @@ impl Task {
             *driver.resolve.borrow_mut() = Some(resolve);
         });
         self.driver.handle(|m, now| m.start(now, &text, images));
-        Ok(promise)
+        promise
     }
 
     /// Aborts the task: the request, pending asks, running tools and timers are cancelled

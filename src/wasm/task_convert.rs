@@ -62,15 +62,10 @@ pub(super) fn message_to_js(message: &Message) -> JsValue {
     out.into()
 }
 
-/// `{ status, result? , error?: { code, message } | reason }`.
+/// `{ status, result?, error?: ClewTaskError }`.
 pub(super) fn outcome_to_js(outcome: &Outcome) -> JsValue {
     let out = Object::new();
-    let error = |code: &str, message: &str| {
-        let error = Object::new();
-        set(&error, "code", &code.into());
-        set(&error, "message", &message.into());
-        error
-    };
+    let error = |code: &str, message: &str| super::error::task_error(code, message);
     match outcome {
         Outcome::Completed { result } => {
             set(&out, "status", &"completed".into());

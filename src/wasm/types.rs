@@ -66,24 +66,6 @@ export type Chunk =
   | ({ type: "usage" } & Usage)
   | { type: "stop"; reason: string };
 
-/** Thrown (or erroring a stream) for HTTP errors, malformed streams and provider errors. */
-export interface ClewStreamError extends Error {
-  name: "ClewStreamError";
-  code: "CLEW_HTTP_ERROR" | "CLEW_NOT_SSE" | "CLEW_STREAM_INCOMPLETE" | "CLEW_PROVIDER_ERROR" | "CLEW_MALFORMED_JSON"
-    | "CLEW_LINE_TOO_LONG" | "CLEW_EVENT_TOO_LARGE" | "CLEW_INVALID_UTF8";
-  /** Whether sending the same request again may succeed. */
-  retryable: boolean;
-  status?: number;
-  kind?: string;
-  providerMessage?: string;
-  retryAfterMs?: number;
-  body?: string;
-  line?: string;
-  limit?: number;
-  /** Chunks decoded before the error (StreamDecoder only). */
-  chunks?: Chunk[];
-}
-
 /** A native tool call as far as it has arrived (ToolCallAssembler). */
 export interface NativeToolCall {
   id: string;
@@ -111,23 +93,39 @@ export interface ModelRequest {
   messages?: { role: "user" | "assistant"; content: string | ContentBlock[] }[];
   /** Tools for native tool calling, each with a JSON Schema of its arguments. */
   tools?: { name: string; description?: string; inputSchema: unknown }[];
-  model: {
-    id: string;
-    maxTokens?: number;
-    temperature?: number;
-    /** Anthropic extended thinking budget, in tokens. */
-    reasoningBudget?: number;
-    /** OpenAI-style reasoning effort. */
-    reasoningEffort?: string;
-    headers?: Record<string, string>;
-    baseUrl?: string;
-    /** Omit when your own fetch adds credentials. */
-    apiKey?: string;
-    /** Anthropic prompt-caching breakpoints on the system prompt and the last two user messages. */
-    promptCache?: boolean;
-    /** Sent from a browser: adds Anthropic's direct-browser-access header. */
-    browser?: boolean;
-  };
+  model: ModelSettings;
+}
+
+/**
+ * Which model, how to reach it, and what it costs: one type for `buildRequest` and `new Task`.
+ * `format`, `info`, `fetch` and `request` are read by Task only.
+ */
+export interface ModelSettings {
+  /** The provider's model id. */
+  id?: string;
+  /** Most output tokens (default 8192). */
+  maxTokens?: number;
+  temperature?: number;
+  /** Anthropic extended thinking budget, in tokens. */
+  reasoningBudget?: number;
+  /** OpenAI-style reasoning effort. */
+  reasoningEffort?: string;
+  headers?: Record<string, string>;
+  baseUrl?: string;
+  /** Omit when your own fetch adds credentials. */
+  apiKey?: string;
+  /** Anthropic prompt-caching breakpoints on the system prompt and the last two user messages. */
+  promptCache?: boolean;
+  /** Sent from a browser: adds Anthropic's direct-browser-access header. */
+  browser?: boolean;
+  /** The format of the response body (Task; default "anthropic"). */
+  format?: StreamFormat;
+  /** Limits and prices: drive cost and context management (Task). */
+  info?: ModelInfo;
+  /** Used instead of the global fetch (Task). */
+  fetch?: (url: string, init: { method: string; headers: Record<string, string>; body: string; signal: AbortSignal }) => Promise<Response>;
+  /** Replaces the built-in HTTP call (Task): returns a Response, or the body's bytes in `format`. */
+  request?: (req: ModelRequest, init: { signal: AbortSignal }) => Response | ReadableStream<Uint8Array> | Promise<Response | ReadableStream<Uint8Array>>;
 }
 
 /** A request ready for fetch(url, { method, headers, body }). */
@@ -209,26 +207,8 @@ export interface HookOutput {
 
 type Hook = (input: HookInput) => void | HookOutput | Promise<void | HookOutput>;
 
-/** Model settings of a task: `buildRequest`'s model plus the stream format and access. */
-export interface TaskModel {
-  format?: StreamFormat;
-  id?: string;
-  maxTokens?: number;
-  temperature?: number;
-  reasoningBudget?: number;
-  reasoningEffort?: string;
-  headers?: Record<string, string>;
-  baseUrl?: string;
-  apiKey?: string;
-  promptCache?: boolean;
-  browser?: boolean;
-  /** Drives cost and context management. */
-  info?: ModelInfo;
-  /** Used instead of the global fetch. */
-  fetch?: (url: string, init: { method: string; headers: Record<string, string>; body: string; signal: AbortSignal }) => Promise<Response>;
-  /** Replaces the built-in HTTP call; returns a Response or the body's bytes in `format`. */
-  request?: (req: ModelRequest, init: { signal: AbortSignal }) => Response | ReadableStream<Uint8Array> | Promise<Response | ReadableStream<Uint8Array>>;
-}
+/** The model settings of a task (the same type as `ModelRequest["model"]`). */
+export type TaskModel = ModelSettings;
 
 /** Options of `new Task`. */
 export interface TaskOptions {
@@ -236,7 +216,7 @@ export interface TaskOptions {
   tools?: TaskTool[];
   say?: (message: TaskMessage) => void;
   /** Called for every ask; a partial ask's return value is ignored. */
-  ask?: (message: TaskMessage) => AskAnswer | Promise<AskAnswer> | void;
+  ask?: (message: TaskMessage) => AskAnswer | void | Promise<AskAnswer | void>;
   autoApprove?: { readOnly?: boolean; all?: boolean };
   yolo?: boolean;
   maxConsecutiveMistakes?: number;
@@ -254,10 +234,10 @@ export interface TaskOptions {
   hooks?: { taskStart?: Hook; taskCancel?: Hook; taskComplete?: Hook; preToolUse?: Hook; postToolUse?: Hook };
 }
 
-/** How a task ended. */
+/** How a task ended; `error` is a `ClewTaskError` with a stable `code`. */
 export type TaskOutcome =
   | { status: "completed"; result: string }
-  | { status: "ended" | "failed" | "aborted"; error: { code: string; message: string } };
+  | { status: "ended" | "failed" | "aborted"; error: Error & { code: string } };
 
 /** Tokens, cost and requests of a task. */
 export interface TaskUsage {

@@ -108,7 +108,7 @@ async fn run(replies: &str, plan: &str) -> Run {
         wrapper.into()
     };
     bind.call1(&script, &task_js).unwrap();
-    let outcome = JsFuture::from(task.start("the task".into(), None).unwrap()).await.unwrap();
+    let outcome = JsFuture::from(task.start("the task".into(), None)).await.unwrap();
     let end: js_sys::Function = get(&script, "end").into();
     end.call0(&script).unwrap();
     // Give late callbacks a chance to show up in the log.

@@ -159,7 +159,8 @@ pub struct ToolDefinition {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ModelSettings {
-    /// The provider's model id.
+    /// The provider's model id (empty when a custom request function picks the model).
+    #[serde(default)]
     pub id: String,
     /// Most output tokens (default 8192).
     #[serde(default)]

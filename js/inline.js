@@ -1,0 +1,18 @@
+// Entry with the wasm inlined as base64 and compiled synchronously: nothing to fetch and no
+// top-level await, so it works in any bundle (Rollup, esbuild's iife, server bundles) and in
+// Node. `clew/inline`, and the `node` and `import` conditions, resolve here.
+import { initSync } from "./clew.js";
+import wasmBase64 from "./clew_wasm_base64.js";
+
+function decode(text) {
+  if (typeof Uint8Array.fromBase64 === "function") return Uint8Array.fromBase64(text);
+  if (typeof Buffer === "function") return new Uint8Array(Buffer.from(text, "base64"));
+  const binary = atob(text);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
+initSync({ module: decode(wasmBase64) });
+
+export * from "./api.js";

@@ -1,0 +1,170 @@
+// The installed package through the bundlers web developers use, each with its defaults and
+// no configuration for clew: every bundle runs a small Task (a scripted model stream, a tool,
+// a completion) in headless Chromium or Node.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { build as esbuild } from "esbuild";
+import { rollup } from "rollup";
+import { nodeResolve } from "@rollup/plugin-node-resolve";
+import { build as vite } from "vite";
+import webpack from "webpack";
+import { chromium } from "playwright-core";
+import { serve } from "./static-server.mjs";
+import { here } from "./package-dir.mjs";
+
+const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+  "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+
+/** A small agent run with a scripted model; `report(result)` receives `{ outcome, blocks }`. */
+const APP = (from, report) => `
+import { Task, parseAssistantMessage, ready } from "${from}";
+const enc = new TextEncoder();
+const replies = [["Reading.\\n<read_file><path>a.md</path></read_file>"], ["<attempt_completion><result>done</result></attempt_completion>"]];
+let n = 0;
+const task = new Task({
+  model: { format: "chunks", request: () => new ReadableStream({ start(c) {
+    for (const text of replies[n++]) c.enqueue(enc.encode(JSON.stringify({ type: "text", text }) + "\\n"));
+    c.close();
+  } }) },
+  tools: [{ name: "read_file", readOnly: true, parameters: [{ name: "path", required: true }], execute: ({ path }) => "content of " + path }],
+  autoApprove: { readOnly: true },
+  ask: () => ({ response: "yesButtonClicked" }),
+});
+task.start("go").then(async (outcome) => {
+  await ready;
+  const blocks = parseAssistantMessage("<read_file><path>b.md</path></read_file>");
+  ${report}({ outcome: { status: outcome.status, result: outcome.result }, blocks, history: task.history.length });
+}, (error) => ${report}({ error: String(error) }));
+`;
+const PAGE_REPORT = "((r) => { document.body.dataset.result = JSON.stringify(r); })";
+const EXPECTED = { outcome: { status: "completed", result: "done" }, history: 4 };
+
+let context;
+let profile;
+before(async () => {
+  profile = mkdtempSync(join(tmpdir(), "clew-chromium-"));
+  context = await chromium.launchPersistentContext(profile, { executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium", headless: true, args: ARGS });
+});
+after(async () => {
+  await context?.close();
+  rmSync(profile, { recursive: true, force: true });
+});
+
+function workdir(name) {
+  const dir = mkdtempSync(join(here, `.tmp-${name}-`));
+  return { dir, done: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Serves `dir`, opens `page`, returns the app's report. */
+async function runInChromium(dir, page = "index.html") {
+  const server = await serve({ "/": dir });
+  const tab = await context.newPage();
+  const errors = [];
+  tab.on("pageerror", (error) => errors.push(error.message));
+  tab.on("requestfailed", (request) => errors.push(`failed: ${request.url()}`));
+  tab.on("response", (response) => { if (response.status() >= 400) errors.push(`${response.status()}: ${response.url()}`); });
+  try {
+    await tab.goto(server.url + page);
+    await tab.waitForFunction(() => document.body?.dataset.result, null, { timeout: 15000 }).catch(() => {});
+    const raw = await tab.evaluate(() => document.body?.dataset.result);
+    assert.ok(raw, `no result; errors: ${errors.join("; ")}`);
+    const result = JSON.parse(raw);
+    assert.deepEqual(errors, []);
+    return result;
+  } finally {
+    await tab.close();
+    await server.close();
+  }
+}
+
+function check(result) {
+  assert.equal(result.error, undefined, result.error);
+  assert.deepEqual({ outcome: result.outcome, history: result.history }, EXPECTED);
+  assert.equal(result.blocks[0].params.path, "b.md");
+}
+
+const HTML = (script, type = "module") => `<!doctype html><html><body><script ${type ? `type="${type}" ` : ""}src="${script}"></script></body></html>`;
+
+test("esbuild, browser defaults (iife), with clew/inline", async () => {
+  const { dir, done } = workdir("esbuild-iife");
+  try {
+    writeFileSync(join(dir, "app.js"), APP("clew/inline", PAGE_REPORT));
+    await esbuild({ entryPoints: [join(dir, "app.js")], bundle: true, outfile: join(dir, "out", "app.js"), nodePaths: [join(here, "node_modules")], logLevel: "error" });
+    writeFileSync(join(dir, "out", "index.html"), HTML("app.js", ""));
+    check(await runInChromium(join(dir, "out")));
+  } finally { done(); }
+});
+
+test("esbuild --platform=node bundle runs in Node", async () => {
+  const { dir, done } = workdir("esbuild-node");
+  try {
+    writeFileSync(join(dir, "app.js"), APP("clew", "((r) => console.log(JSON.stringify(r)))"));
+    await esbuild({ entryPoints: [join(dir, "app.js")], bundle: true, platform: "node", outfile: join(dir, "out.cjs"), nodePaths: [join(here, "node_modules")], logLevel: "error" });
+    check(JSON.parse(execFileSync(process.execPath, [join(dir, "out.cjs")], { encoding: "utf8" })));
+  } finally { done(); }
+});
+
+test("require(\"clew\") from CommonJS", () => {
+  const { dir, done } = workdir("cjs");
+  try {
+    const app = APP("clew", "((r) => console.log(JSON.stringify(r)))").replace(/^import (\{[^}]*\}) from "clew";$/m, 'const $1 = require("clew");');
+    writeFileSync(join(dir, "app.cjs"), app);
+    check(JSON.parse(execFileSync(process.execPath, [join(dir, "app.cjs")], { encoding: "utf8", cwd: here })));
+    const probe = 'const c = require("clew"); const e = new c.ClewTaskError("m", "C"); console.log(e instanceof c.ClewError && e instanceof Error)';
+    assert.equal(execFileSync(process.execPath, ["-e", probe], { encoding: "utf8", cwd: here }).trim(), "true");
+  } finally { done(); }
+});
+
+test("Rollup with @rollup/plugin-node-resolve", async () => {
+  const { dir, done } = workdir("rollup");
+  try {
+    writeFileSync(join(dir, "app.js"), APP("clew", PAGE_REPORT));
+    const bundle = await rollup({ input: join(dir, "app.js"), plugins: [nodeResolve({ modulePaths: [join(here, "node_modules")] })], onwarn: () => {} });
+    await bundle.write({ file: join(dir, "out", "app.js"), format: "es" });
+    writeFileSync(join(dir, "out", "index.html"), HTML("app.js"));
+    check(await runInChromium(join(dir, "out")));
+  } finally { done(); }
+});
+
+test("Vite production build: a page and a module worker (iife)", async () => {
+  const { dir, done } = workdir("vite");
+  try {
+    writeFileSync(join(dir, "index.html"), HTML("/main.js"));
+    writeFileSync(join(dir, "main.js"), `
+      import { ready } from "clew";
+      const worker = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
+      const results = {};
+      const finish = () => { if (results.page && results.worker) document.body.dataset.result = JSON.stringify(results); };
+      worker.onmessage = (event) => { results.worker = event.data; finish(); };
+      worker.onerror = (event) => { results.worker = { error: event.message }; finish(); };
+      ${APP("clew", "((r) => { results.page = r; finish(); })").replace(/^import .*$/m, 'import { Task, parseAssistantMessage } from "clew";')}
+    `);
+    writeFileSync(join(dir, "worker.js"), APP("clew", "((r) => self.postMessage(r))"));
+    mkdirSync(join(dir, "node_modules"), { recursive: true });
+    execFileSync("ln", ["-s", join(here, "node_modules", "clew"), join(dir, "node_modules", "clew")]);
+    await vite({ root: dir, logLevel: "error", configFile: false, build: { outDir: join(dir, "dist") } });
+    const assets = readdirSync(join(dir, "dist", "assets"));
+    assert.ok(assets.some((f) => f.endsWith(".wasm")), `the .wasm was emitted: ${assets}`);
+    const result = await runInChromium(join(dir, "dist"));
+    check(result.page);
+    check(result.worker);
+  } finally { done(); }
+});
+
+test("webpack 5, production defaults", async () => {
+  const { dir, done } = workdir("webpack");
+  try {
+    writeFileSync(join(dir, "app.js"), APP("clew", PAGE_REPORT));
+    const stats = await new Promise((resolve, reject) => webpack({
+      mode: "production", context: dir, entry: "./app.js", output: { path: join(dir, "dist"), filename: "app.js" },
+      resolve: { modules: [join(here, "node_modules"), "node_modules"] },
+    }, (error, stats) => (error ? reject(error) : resolve(stats))));
+    assert.ok(!stats.hasErrors(), stats.toString("errors-only"));
+    writeFileSync(join(dir, "dist", "index.html"), HTML("app.js", ""));
+    check(await runInChromium(join(dir, "dist")));
+  } finally { done(); }
+});
