@@ -74,6 +74,6 @@ export async function startModelServer(replies) {
   return {
     url: `http://127.0.0.1:${server.address().port}`,
     received,
-    close: () => new Promise((resolve) => server.close(resolve)),
+    close: () => new Promise((resolve) => { server.close(resolve); server.closeAllConnections(); }),
   };
 }

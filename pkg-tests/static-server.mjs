@@ -29,5 +29,6 @@ export async function serve(mounts, port = 0) {
   });
   await new Promise((resolve) => server.listen(port, "127.0.0.1", resolve));
   const url = `http://127.0.0.1:${server.address().port}/`;
-  return { url, close: () => new Promise((resolve) => server.close(resolve)) };
+  // NOTE: a browser keeps idle connections open; close them, or close() waits for their timeout.
+  return { url, close: () => new Promise((resolve) => { server.close(resolve); server.closeAllConnections(); }) };
 }

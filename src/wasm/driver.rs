@@ -17,7 +17,7 @@ use wasm_bindgen_futures::{spawn_local, JsFuture};
 use web_sys::AbortController;
 
 use super::task_convert::{
-    answer_from_js, hook_from_js, message_to_js, outcome_to_js, params_to_js, tool_output_from_js,
+    answer_from_js, get, hook_from_js, message_to_js, outcome_to_js, params_to_js, tool_output_from_js,
 };
 use super::task_options::Callbacks;
 use crate::core::agent::{AskAnswer, AskResponse, CheckpointKind, Effect, HookKind, Task as Machine, ToolOutput};
@@ -31,12 +31,18 @@ use crate::core::stream::StreamError;
     if (done) return;
     if (push(value)) { reader.cancel().catch(() => {}); return; }
   }
+}
+export function clew_try(f, self, a, b) {
+  try { return { ok: true, value: f.call(self, a, b) }; } catch (error) { return { ok: false, value: error }; }
 }")]
 extern "C" {
     /// Reads `stream` to its end, handing each read's bytes to `push` synchronously; stops
     /// when `push` returns true.
     #[wasm_bindgen(catch)]
     async fn clew_pump(stream: &JsValue, push: &Closure<dyn FnMut(JsValue) -> bool>) -> Result<JsValue, JsValue>;
+
+    /// Calls `f` with `self` and two arguments; a throw comes back as `{ ok: false, value }`.
+    fn clew_try(f: &Function, this: &JsValue, a: &JsValue, b: &JsValue) -> JsValue;
 }
 
 /// The current time in milliseconds.
@@ -57,14 +63,29 @@ pub(super) struct Driver {
     pumping: Cell<bool>,
 }
 
+/// Calls a user's function. A throw comes back as `Err`.
+///
+/// NOTE: the exception is caught in JS (`clew_try`) rather than by a `catch` import: every
+/// exception that crosses into wasm costs a slot of the externref table (measured: about one
+/// slot leaked per throwing tool call).
+fn call_with(function: &Function, this: &JsValue, a: &JsValue, b: &JsValue) -> Result<JsValue, JsValue> {
+    let result = clew_try(function, this, a, b);
+    let value = get(&result, "value");
+    if get(&result, "ok").is_truthy() {
+        Ok(value)
+    } else {
+        Err(value)
+    }
+}
+
 fn call(function: &Function, arg: &JsValue) -> Result<JsValue, JsValue> {
-    function.call1(&JsValue::UNDEFINED, arg)
+    call_with(function, &JsValue::UNDEFINED, arg, &JsValue::UNDEFINED)
 }
 
 /// Awaits `value` if it is a promise (or thenable); returns it as it is otherwise.
 async fn settle(value: Result<JsValue, JsValue>) -> Result<JsValue, JsValue> {
     let value = value?;
-    if value.has_type::<Promise>() || Reflect::get(&value, &"then".into()).is_ok_and(|then| then.is_function()) {
+    if value.has_type::<Promise>() || get(&value, "then").is_function() {
         JsFuture::from(Promise::resolve(&value)).await
     } else {
         Ok(value)
@@ -72,11 +93,7 @@ async fn settle(value: Result<JsValue, JsValue>) -> Result<JsValue, JsValue> {
 }
 
 fn error_message(error: &JsValue) -> String {
-    Reflect::get(error, &"message".into())
-        .ok()
-        .and_then(|m| m.as_string())
-        .or_else(|| error.as_string())
-        .unwrap_or_else(|| "unknown error".into())
+    get(error, "message").as_string().or_else(|| error.as_string()).unwrap_or_else(|| "unknown error".into())
 }
 
 fn abort_controller() -> Option<AbortController> {
@@ -200,7 +217,7 @@ impl Driver {
             let opened = match custom {
                 Some(custom) => {
                     let req = serde_json::to_string(&request).ok().and_then(|json| js_sys::JSON::parse(&json).ok());
-                    custom.call2(&JsValue::UNDEFINED, &req.unwrap_or(JsValue::NULL), &init)
+                    call_with(&custom, &JsValue::UNDEFINED, &req.unwrap_or(JsValue::NULL), &init)
                 }
                 None => {
                     let http = build_request(format, &request);
@@ -214,7 +231,7 @@ impl Driver {
                     let fetch =
                         fetch.or_else(|| Reflect::get(&js_sys::global(), &"fetch".into()).ok()?.dyn_into().ok());
                     match fetch {
-                        Some(fetch) => fetch.call2(&JsValue::UNDEFINED, &http.url.into(), &init),
+                        Some(fetch) => call_with(&fetch, &JsValue::UNDEFINED, &http.url.into(), &init),
                         None => Err(JsValue::from_str("no fetch function in this runtime")),
                     }
                 }
@@ -228,27 +245,26 @@ impl Driver {
             Ok(response) => response,
             Err(error) => return self.stream_failed(stream, StreamError::Network { message: error_message(&error) }),
         };
-        let is_stream = Reflect::get(&response, &"getReader".into()).is_ok_and(|f| f.is_function());
+        if !response.is_object() {
+            let message = "model.request returned neither a Response nor a ReadableStream".to_owned();
+            return self.stream_failed(stream, StreamError::Network { message });
+        }
+        let is_stream = get(&response, "getReader").is_function();
         let body = if is_stream {
             response
         } else {
-            let status = Reflect::get(&response, &"status".into()).ok().and_then(|s| s.as_f64()).unwrap_or(200.0);
+            let status = get(&response, "status").as_f64().unwrap_or(200.0);
             if !(200.0..300.0).contains(&status) {
-                let retry_after = Reflect::get(&response, &"headers".into())
+                let headers = get(&response, "headers");
+                let retry_after = get(&headers, "get")
+                    .dyn_into::<Function>()
                     .ok()
-                    .and_then(|h| {
-                        Reflect::get(&h, &"get".into())
-                            .ok()?
-                            .dyn_into::<Function>()
-                            .ok()?
-                            .call1(&h, &"retry-after".into())
-                            .ok()
-                    })
+                    .and_then(|f| call_with(&f, &headers, &"retry-after".into(), &JsValue::UNDEFINED).ok())
                     .and_then(|v| v.as_string());
-                let text = Reflect::get(&response, &"text".into())
+                let text = get(&response, "text")
+                    .dyn_into::<Function>()
                     .ok()
-                    .and_then(|f| f.dyn_into::<Function>().ok())
-                    .map(|f| f.call0(&response));
+                    .map(|f| call_with(&f, &response, &JsValue::UNDEFINED, &JsValue::UNDEFINED));
                 let body = match text {
                     Some(result) => settle(result).await.ok().and_then(|t| t.as_string()).unwrap_or_default(),
                     None => String::new(),
@@ -257,8 +273,8 @@ impl Driver {
                     StreamError::from_http(status as u16, retry_after.as_deref(), &body, Some(js_sys::Date::now()));
                 return self.stream_failed(stream, error);
             }
-            match Reflect::get(&response, &"body".into()) {
-                Ok(body) if !body.is_null() && !body.is_undefined() => body,
+            match get(&response, "body") {
+                body if body.is_object() => body,
                 _ => return self.stream_failed(stream, StreamError::Incomplete { expected: "a response body" }),
             }
         };
@@ -337,7 +353,7 @@ impl Driver {
         let _ = Reflect::set(&context, &"signal".into(), &controller.signal());
         let _ = Reflect::set(&context, &"taskId".into(), &JsValue::from_str(&self.task_id));
         self.tools.borrow_mut().push((id, controller));
-        let result = execute.call2(&JsValue::UNDEFINED, &params_to_js(&params), &context);
+        let result = call_with(&execute, &JsValue::UNDEFINED, &params_to_js(&params), &context);
         let me = Rc::clone(self);
         spawn_local(async move {
             let output = match settle(result).await {
@@ -355,7 +371,7 @@ impl Driver {
             CheckpointKind::Round => c.checkpoint_save.clone(),
         });
         let result = match save {
-            Some(save) => save.call0(&JsValue::UNDEFINED),
+            Some(save) => call_with(&save, &JsValue::UNDEFINED, &JsValue::UNDEFINED, &JsValue::UNDEFINED),
             None => Ok(JsValue::UNDEFINED),
         };
         let me = Rc::clone(self);

@@ -11,7 +11,15 @@ fn set(target: &Object, key: &str, value: &JsValue) {
     let _ = Reflect::set(target, &JsValue::from_str(key), value);
 }
 
-fn get(object: &JsValue, key: &str) -> JsValue {
+/// `object[key]`, or `undefined` for a primitive or a throwing getter.
+///
+/// NOTE: primitives are checked here, not left to `Reflect.get` to throw: every exception
+/// that crosses into wasm costs a slot of the externref table (seen as a leak of about one
+/// slot per sync tool call before this check).
+pub(super) fn get(object: &JsValue, key: &str) -> JsValue {
+    if !(object.is_object() || object.is_function()) {
+        return JsValue::UNDEFINED;
+    }
     Reflect::get(object, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
 }
 

@@ -5,6 +5,7 @@ use js_sys::{Array, Function, Object, Reflect};
 use wasm_bindgen::{JsCast, JsValue};
 
 use super::error::{type_error, Code};
+use super::task_convert::get;
 use crate::core::agent::{
     AutoApprove, HookSet, Limits, ParamSpec, RetryPolicy, TaskConfig, Timeouts, ToolCalling, ToolSpec,
 };
@@ -34,10 +35,6 @@ pub(super) struct TaskOptions {
 
 fn invalid(field: &str, what: &str) -> JsValue {
     type_error(Code::InvalidOptions, &format!("options.{field} {what}"))
-}
-
-fn get(object: &JsValue, key: &str) -> JsValue {
-    Reflect::get(object, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
 }
 
 fn object(value: &JsValue, field: &str) -> Result<Option<JsValue>, JsValue> {
