@@ -20,6 +20,7 @@
 //! value in the task's phase; its end computes the next user content and the next phase.
 
 mod config;
+mod ctx;
 mod display;
 mod effect;
 mod failure;
@@ -27,6 +28,8 @@ mod history;
 mod message;
 mod present;
 mod round;
+mod rounds;
+mod snapshot;
 mod task;
 pub mod texts;
 mod tools;

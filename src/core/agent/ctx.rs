@@ -1,0 +1,244 @@
+//! What rounds share: the transcript and its say/ask effects, retries, the model request,
+//! history records, usage, and the wake-up time.
+
+use super::config::ToolCalling;
+use super::effect::{Effect, HookKind};
+use super::failure::Failure;
+use super::history::{self, Truncation};
+use super::message::{AskKind, MessageKind, SayKind};
+use super::round::{Round, StreamPhase, Wait};
+use super::task::{Ctx, Phase};
+use super::texts;
+use crate::core::stream::request::{Content, ContentBlock, ImageSource, Message as HistoryMessage, ModelRequest, Role};
+use crate::core::stream::Usage;
+
+impl Ctx {
+    pub(crate) fn tick(&mut self, now: u64) {
+        self.now = self.now.max(now);
+    }
+
+    pub(crate) fn new_id(&mut self) -> u64 {
+        self.next_id += 1;
+        self.next_id
+    }
+
+    /// Emits the message `ts` as a say or ask effect.
+    pub(crate) fn emit_message(&mut self, ts: u64) {
+        if let Some(message) = self.transcript.get(ts) {
+            let effect = match message.kind {
+                MessageKind::Say(_) => Effect::Say(message.clone()),
+                MessageKind::Ask(_) => Effect::Ask(message.clone()),
+            };
+            self.effects.push_back(effect);
+        }
+    }
+
+    /// Appends and emits a say.
+    pub(crate) fn say(&mut self, kind: SayKind, text: String) -> u64 {
+        self.say_with_images(kind, text, Vec::new())
+    }
+
+    /// Appends and emits a say with images.
+    pub(crate) fn say_with_images(&mut self, kind: SayKind, text: String, images: Vec<ImageSource>) -> u64 {
+        let ts = self.transcript.append(self.now, MessageKind::Say(kind), text, images, None);
+        self.emit_message(ts);
+        ts
+    }
+
+    /// Appends and emits a complete ask; returns its ts.
+    pub(crate) fn ask(&mut self, kind: AskKind, text: String) -> u64 {
+        let ts = self.transcript.append(self.now, MessageKind::Ask(kind), text, Vec::new(), None);
+        self.emit_message(ts);
+        ts
+    }
+
+    pub(super) fn reissue_ask(&mut self, ts: u64) {
+        self.emit_message(ts);
+    }
+
+    pub(crate) fn hook(
+        &mut self,
+        id: u64,
+        kind: HookKind,
+        tool: Option<String>,
+        params: Vec<(String, String)>,
+        result: Option<String>,
+    ) {
+        self.effects.push_back(Effect::RunHook { id, kind, tool, params, result });
+    }
+
+    /// Schedules an automatic retry if the policy allows one (saying `error_retry`), and
+    /// returns when; `None` when the user must be asked (after saying the final
+    /// `error_retry` for retryable failures).
+    pub(crate) fn schedule_retry(&mut self, failure: &Failure) -> Option<u64> {
+        let policy = self.config.retry;
+        if failure.auto_retry && self.retry_attempts < policy.max_retries {
+            self.retry_attempts += 1;
+            let delay = policy.delay_ms(self.retry_attempts).max(failure.retry_after_ms.unwrap_or(0));
+            let text = serde_json::json!({
+                "attempt": self.retry_attempts,
+                "maxAttempts": policy.max_retries,
+                "delaySeconds": delay.div_ceil(1000),
+                "errorMessage": failure.message,
+                "code": failure.code,
+            });
+            self.say(SayKind::ErrorRetry, text.to_string());
+            return Some(self.now.saturating_add(delay));
+        }
+        if failure.auto_retry && policy.max_retries > 0 {
+            let text = serde_json::json!({
+                "attempt": policy.max_retries,
+                "maxAttempts": policy.max_retries,
+                "delaySeconds": 0,
+                "failed": true,
+                "errorMessage": failure.message,
+                "code": failure.code,
+            });
+            self.say(SayKind::ErrorRetry, text.to_string());
+        }
+        None
+    }
+
+    /// The request for the next stream.
+    pub(crate) fn model_request(&self) -> ModelRequest {
+        let tools = if self.config.tool_calling == ToolCalling::Native {
+            super::tools::definitions(&self.config)
+        } else {
+            Vec::new()
+        };
+        ModelRequest {
+            system: texts::system_prompt(&self.config),
+            messages: history::request_messages(&self.history, self.deleted),
+            tools,
+            model: Default::default(),
+        }
+    }
+
+    /// Truncates the history before a request when the previous one came near the context
+    /// window (AGENT-LOOP §13.5).
+    pub(super) fn proactive_truncation(&mut self) {
+        let total = self.last_request_tokens;
+        let max = history::max_allowed_tokens(self.config.info.context_window);
+        if total >= max {
+            let how = if total / 2 > max { Truncation::Quarter } else { Truncation::Half };
+            self.deleted = history::next_truncation(&self.history, self.deleted, how);
+            self.last_request_tokens = 0;
+        }
+    }
+
+    /// Adds the assistant turn of `round` to the history, with `marker` appended to its text.
+    pub(crate) fn record_reply(&mut self, round: &mut Round, marker: Option<&str>) {
+        if round.recorded {
+            return;
+        }
+        round.recorded = true;
+        let mut blocks = Vec::new();
+        for data in &round.redacted {
+            blocks.push(ContentBlock::RedactedThinking { data: data.clone() });
+        }
+        if !round.reasoning.is_empty() {
+            blocks
+                .push(ContentBlock::Thinking { thinking: round.reasoning.clone(), signature: round.signature.clone() });
+        }
+        let text = round.parser.text();
+        let has_text = !text.trim().is_empty() || marker.is_some();
+        if has_text {
+            blocks.push(ContentBlock::Text { text: format!("{text}{}", marker.unwrap_or_default()) });
+        }
+        for call in round.natives.calls() {
+            let input = serde_json::from_str::<serde_json::Value>(call.arguments.raw())
+                .ok()
+                .filter(serde_json::Value::is_object)
+                .unwrap_or_else(|| super::tools::params_object(call));
+            blocks.push(ContentBlock::ToolUse { id: call.id.clone(), name: call.name.clone(), input });
+        }
+        if !blocks.is_empty() {
+            self.history.push(HistoryMessage { role: Role::Assistant, content: Content::Blocks(blocks) });
+        }
+    }
+
+    /// Marks the round's `api_req_started` message cancelled by the user, without a say.
+    pub(super) fn cancel_api_req(&mut self, ts: u64) {
+        let Some(message) = self.transcript.get_mut(ts) else { return };
+        if let Ok(serde_json::Value::Object(mut map)) = serde_json::from_str::<serde_json::Value>(&message.text) {
+            map.insert("cancelReason".into(), "user_cancelled".into());
+            message.text = serde_json::Value::Object(map).to_string();
+        }
+    }
+
+    /// Finalises the round's `api_req_started` message with its tokens and cost.
+    pub(crate) fn finish_api_req(&mut self, round: &mut Round, cancel: Option<(&str, &str)>) {
+        round.finalized_api_req = true;
+        let usage = &round.usage;
+        let cost = self.config.info.cost(usage);
+        self.last_request_tokens = usage.input_tokens
+            + usage.output_tokens
+            + usage.cache_write_tokens.unwrap_or(0)
+            + usage.cache_read_tokens.unwrap_or(0);
+        let Some(message) = self.transcript.get_mut(round.api_req_ts) else { return };
+        let mut info: serde_json::Value = serde_json::from_str(&message.text).unwrap_or_else(|_| serde_json::json!({}));
+        if let serde_json::Value::Object(map) = &mut info {
+            map.insert("tokensIn".into(), usage.input_tokens.into());
+            map.insert("tokensOut".into(), usage.output_tokens.into());
+            map.insert("cacheWrites".into(), usage.cache_write_tokens.unwrap_or(0).into());
+            map.insert("cacheReads".into(), usage.cache_read_tokens.unwrap_or(0).into());
+            map.insert("cost".into(), cost.into());
+            if let Some((reason, text)) = cancel {
+                map.insert("cancelReason".into(), reason.into());
+                map.insert("streamingFailedMessage".into(), text.into());
+            }
+        }
+        message.text = info.to_string();
+        message.partial = Some(false);
+        self.emit_message(round.api_req_ts);
+    }
+
+    /// Adds a usage chunk to the round and the task.
+    pub(crate) fn add_usage(&mut self, round: &mut Round, usage: &Usage) {
+        round.usage.add(usage);
+        let task = &mut self.usage;
+        task.input_tokens = task.input_tokens.saturating_add(usage.input_tokens);
+        task.output_tokens = task.output_tokens.saturating_add(usage.output_tokens);
+        task.cache_write_tokens = task.cache_write_tokens.saturating_add(usage.cache_write_tokens.unwrap_or(0));
+        task.cache_read_tokens = task.cache_read_tokens.saturating_add(usage.cache_read_tokens.unwrap_or(0));
+        let cost = self.config.info.cost(usage);
+        if cost.is_finite() {
+            task.total_cost += cost;
+        }
+    }
+
+    /// Recomputes the earliest deadline and emits `WakeAt` when it changed.
+    /// Asks for a wake-up when the earliest deadline is earlier than the one already asked
+    /// for. A deadline that moved later (the idle timeout, at every read) keeps the armed
+    /// wake-up: it fires early, finds nothing due and asks again, which is far cheaper than
+    /// re-arming a timer per read.
+    pub(super) fn update_wake(&mut self, phase: &Phase) {
+        let mut wake: Option<u64> = None;
+        let mut add = |t: u64| wake = Some(wake.map_or(t, |w: u64| w.min(t)));
+        match phase {
+            Phase::AwaitingRoundStart { until: Some(until), .. } => add(*until),
+            Phase::InRound(round) => {
+                match round.stream {
+                    StreamPhase::Open { deadline: Some(t), .. } | StreamPhase::RetryDelay { until: t } => add(t),
+                    _ => {}
+                }
+                if let Wait::Tool { deadline: Some(t), .. } = round.wait {
+                    add(t);
+                }
+                if let Some((_, due)) = round.paced {
+                    add(due);
+                }
+            }
+            _ => {}
+        }
+        let earlier = match (wake, self.wake) {
+            (Some(want), Some(armed)) => want < armed,
+            (Some(_), None) => true,
+            (None, _) => false,
+        };
+        if earlier && !matches!(phase, Phase::Finished(_)) {
+            self.wake = wake;
+            self.effects.push_back(Effect::WakeAt(wake));
+        }
+    }
+}

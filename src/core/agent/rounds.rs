@@ -1,0 +1,313 @@
+//! The loop between rounds: chunks into the round, the end or failure of a stream, retries,
+//! the mistake limit, limits, the start and end of each round, and the task's end. One loop
+//! with explicit exits ([`Task::advance`]) stands for the reference's recursion.
+
+use super::config::ToolCalling;
+use super::effect::{codes, CheckpointKind, Effect, Outcome};
+use super::failure::Failure;
+use super::history::{self, Truncation};
+use super::message::{AskAnswer, AskKind, AskResponse, MessageKind, SayKind};
+use super::round::{Round, StreamPhase};
+use super::task::{Phase, Task};
+use super::texts;
+use crate::core::stream::request::{Content, ContentBlock, Message as HistoryMessage, Role};
+use crate::core::stream::{Chunk, StreamDecoder, StreamError};
+
+impl Task {
+    /// Decoded chunks in, then the decoder's verdict; `end` when the body ended.
+    pub(super) fn take_chunks(&mut self, chunks: Vec<Chunk>, result: Result<(), StreamError>, end: bool) {
+        let Phase::InRound(round) = &mut self.phase else { return };
+        let mut interrupted = false;
+        for chunk in chunks {
+            if self.ctx.take_chunk(round, chunk) {
+                interrupted = true;
+                break;
+            }
+        }
+        if interrupted {
+            self.ctx.effects.push_back(Effect::CancelStream { stream: round.stream_id });
+            self.end_of_stream();
+        } else if let Err(error) = result {
+            self.stream_failed(&error);
+        } else if end {
+            self.end_of_stream();
+        } else if !round.presentation_scheduled {
+            round.presentation_scheduled = true;
+            self.ctx.effects.push_back(Effect::SchedulePresentation);
+        }
+        self.advance();
+    }
+
+    /// The reply is complete: every block becomes final, the assistant turn is recorded and
+    /// the rest is presented at once.
+    pub(super) fn end_of_stream(&mut self) {
+        let Phase::InRound(round) = &mut self.phase else { return };
+        round.stream = StreamPhase::Ended;
+        round.decoder = None;
+        round.finalized = true;
+        self.ctx.finish_reasoning(round);
+        if round.has_content() {
+            self.ctx.record_reply(round, None);
+        }
+        self.ctx.finish_api_req(round, None);
+        self.ctx.present(round);
+    }
+
+    /// The stream failed: before any content it is retried in the same round; after content,
+    /// what streamed is kept and the round ends once the complete blocks are handled.
+    pub(super) fn stream_failed(&mut self, error: &StreamError) {
+        let Phase::InRound(round) = &mut self.phase else { return };
+        round.decoder = None;
+        let failure = Failure::from_error(error);
+        if round.got_content {
+            // Show what arrived (the pass may not have run yet), then make it final.
+            self.ctx.present(round);
+            self.ctx.finish_partial_message(round);
+            self.ctx.finish_reasoning(round);
+            self.ctx.record_reply(round, Some(texts::INTERRUPTED_BY_API_ERROR));
+            self.ctx.finish_api_req(round, Some(("streaming_failed", failure.message.as_str())));
+            round.stream = StreamPhase::FailedMidStream { failure };
+            self.ctx.present(round);
+            return;
+        }
+        round.reset_stream();
+        if failure.context_window && !round.context_retry_used {
+            round.context_retry_used = true;
+            self.ctx.deleted = history::next_truncation(&self.ctx.history, self.ctx.deleted, Truncation::Quarter);
+            let mut taken = std::mem::take(round);
+            self.open_stream(&mut taken);
+            self.put_round(taken);
+            return;
+        }
+        if failure.context_window {
+            round.context_retry_used = false;
+        }
+        let yolo = self.ctx.config.yolo;
+        match self.ctx.schedule_retry(&failure) {
+            Some(until) => round.stream = StreamPhase::RetryDelay { until },
+            None if yolo => {
+                let message = failure.message.clone();
+                self.ctx.say(SayKind::Error, message.clone());
+                self.finish(Outcome::failed(codes::RETRIES_EXHAUSTED, message));
+            }
+            None => {
+                let ask_ts = self.ctx.ask(AskKind::ApiReqFailed, failure.message.clone());
+                round.stream = StreamPhase::RetryAsk { ask_ts };
+            }
+        }
+    }
+
+    pub(super) fn mistake_answer(&mut self, answer: AskAnswer, mut content: Vec<ContentBlock>) {
+        if answer.response == AskResponse::No {
+            self.finish(Outcome::ended(codes::MISTAKE_LIMIT, "the user chose to stop after repeated mistakes"));
+            return;
+        }
+        if answer.response == AskResponse::Message && answer.has_feedback() {
+            self.ctx.say_with_images(SayKind::UserFeedback, answer.text.clone(), answer.images.clone());
+            content = vec![ContentBlock::Text { text: texts::too_many_mistakes(&answer.text) }];
+            content.extend(answer.images.into_iter().map(|source| ContentBlock::Image { source }));
+        }
+        self.ctx.mistakes = 0;
+        self.ctx.retry_attempts = 0;
+        self.ctx.identical = (String::new(), String::new(), 0);
+        self.begin_round(content);
+    }
+
+    /// Moves through every transition that needs no new event.
+    pub(crate) fn advance(&mut self) {
+        loop {
+            match std::mem::take(&mut self.phase) {
+                Phase::AwaitingRoundStart { content, until } if until.map_or(true, |t| t <= self.ctx.now) => {
+                    self.start_round(content);
+                }
+                Phase::InRound(round) if round.presenter_done() => self.end_round(*round),
+                other => {
+                    self.phase = other;
+                    break;
+                }
+            }
+        }
+        self.ctx.update_wake(&self.phase);
+    }
+
+    /// A round's first steps: the mistake limit, then the request.
+    fn start_round(&mut self, content: Vec<ContentBlock>) {
+        if self.ctx.mistakes >= self.ctx.config.max_consecutive_mistakes {
+            if self.ctx.config.yolo {
+                let message = texts::yolo_mistake_limit(self.ctx.mistakes);
+                self.ctx.say(SayKind::Error, message.clone());
+                self.finish(Outcome::failed(codes::MISTAKE_LIMIT, message));
+            } else {
+                let ask_ts = self.ctx.ask(AskKind::MistakeLimitReached, texts::mistake_limit_guidance().to_owned());
+                self.phase = Phase::AwaitingMistakeAnswer { ask_ts, content };
+            }
+            return;
+        }
+        self.begin_round(content);
+    }
+
+    fn begin_round(&mut self, content: Vec<ContentBlock>) {
+        self.ctx.rounds += 1;
+        if self.ctx.rounds == 1 && self.ctx.config.checkpoints {
+            let id = self.ctx.new_id();
+            self.ctx.initial_checkpoint = Some(id);
+            self.ctx.effects.push_back(Effect::SaveCheckpoint { id, kind: CheckpointKind::Initial });
+        }
+        let request = serde_json::json!({ "request": summarize(&content) }).to_string();
+        let api_req_ts = self.ctx.transcript.append(
+            self.ctx.now,
+            MessageKind::Say(SayKind::ApiReqStarted),
+            request,
+            Vec::new(),
+            Some(true),
+        );
+        self.ctx.emit_message(api_req_ts);
+        self.ctx.history.push(HistoryMessage { role: Role::User, content: Content::Blocks(content.clone()) });
+        let mut round = Box::new(Round::new(content, self.ctx.tools.clone()));
+        round.api_req_ts = api_req_ts;
+        self.open_stream(&mut round);
+        self.put_round(round);
+    }
+
+    /// Makes `round` the phase, unless the task ended meanwhile (a limit).
+    pub(super) fn put_round(&mut self, round: Box<Round>) {
+        if !matches!(self.phase, Phase::Finished(_)) {
+            self.phase = Phase::InRound(round);
+        }
+    }
+
+    /// Opens the round's stream, unless a limit was reached.
+    pub(super) fn open_stream(&mut self, round: &mut Round) {
+        let limits = self.ctx.config.limits;
+        if limits.max_requests.is_some_and(|max| self.ctx.usage.requests >= max) {
+            self.finish(Outcome::ended(codes::REQUEST_LIMIT, "the task reached its limit of model requests"));
+            return;
+        }
+        if limits.max_cost.is_some_and(|max| self.ctx.usage.total_cost >= max) {
+            self.finish(Outcome::ended(codes::COST_LIMIT, "the task reached its cost limit"));
+            return;
+        }
+        self.ctx.proactive_truncation();
+        self.ctx.usage.requests += 1;
+        round.stream_id = self.ctx.new_id();
+        round.decoder = Some(StreamDecoder::new(self.ctx.config.format));
+        round.stream = StreamPhase::Open {
+            deadline: self.ctx.config.timeouts.first_byte_ms.map(|ms| self.ctx.now.saturating_add(ms)),
+            got_bytes: false,
+        };
+        let request = self.ctx.model_request();
+        self.ctx.effects.push_back(Effect::OpenStream { stream: round.stream_id, request });
+    }
+
+    /// A round whose blocks are all handled: the next user content, the empty-reply path, or
+    /// the retry after a failure mid-stream.
+    fn end_round(&mut self, round: Round) {
+        let (has_content, has_tool_use) = (round.has_content(), round.has_tool_use());
+        let Round { mut user_content, stream, .. } = round;
+        if let StreamPhase::FailedMidStream { failure } = stream {
+            user_content.push(ContentBlock::Text { text: texts::resume_after_error().to_owned() });
+            self.retry_between_rounds(&failure, user_content);
+            return;
+        }
+        let native = self.ctx.config.tool_calling == ToolCalling::Native;
+        if !has_content && !native {
+            self.ctx.say(SayKind::Error, texts::empty_reply_error());
+            self.ctx.history.push(HistoryMessage {
+                role: Role::Assistant,
+                content: Content::Blocks(vec![ContentBlock::Text { text: texts::EMPTY_REPLY.to_owned() }]),
+            });
+            let failure = Failure {
+                code: "CLEW_EMPTY_REPLY".into(),
+                message: texts::empty_reply_error(),
+                auto_retry: true,
+                context_window: false,
+                retry_after_ms: None,
+            };
+            self.ctx.mistakes += 1;
+            let content = vec![ContentBlock::Text { text: texts::no_tools_used(native) }];
+            self.retry_between_rounds(&failure, content);
+            return;
+        }
+        if !has_tool_use {
+            user_content.push(ContentBlock::Text { text: texts::no_tools_used(native) });
+            self.ctx.mistakes += 1;
+        }
+        self.ctx.retry_attempts = 0;
+        self.phase = if self.ctx.config.checkpoints {
+            let id = self.ctx.new_id();
+            self.ctx.effects.push_back(Effect::SaveCheckpoint { id, kind: CheckpointKind::Round });
+            Phase::AwaitingCheckpoint { id, content: user_content }
+        } else {
+            Phase::AwaitingRoundStart { content: user_content, until: None }
+        };
+    }
+
+    fn retry_between_rounds(&mut self, failure: &Failure, content: Vec<ContentBlock>) {
+        match self.ctx.schedule_retry(failure) {
+            Some(until) => self.phase = Phase::AwaitingRoundStart { content, until: Some(until) },
+            None if self.ctx.config.yolo => {
+                self.finish(Outcome::failed(codes::RETRIES_EXHAUSTED, failure.message.clone()));
+            }
+            None => {
+                let ask_ts = self.ctx.ask(AskKind::ApiReqFailed, failure.message.clone());
+                self.phase = Phase::AwaitingRetryAnswer { ask_ts, content };
+            }
+        }
+    }
+
+    /// Ends the task with `outcome`; pending wake-ups are dropped.
+    pub(crate) fn finish(&mut self, outcome: Outcome) {
+        if matches!(self.phase, Phase::Finished(_)) {
+            return;
+        }
+        if let Phase::InRound(round) = &mut self.phase {
+            let id = round.stream_id;
+            let cancelled =
+                self.ctx.effects.iter().any(|e| matches!(e, Effect::CancelStream { stream } if *stream == id));
+            if matches!(round.stream, StreamPhase::Open { .. }) && !cancelled {
+                self.ctx.effects.push_back(Effect::CancelStream { stream: id });
+            }
+            // NOTE: a task can end while its reply still streams (a completion accepted
+            // before the stream's end): what streamed is kept, as the history's last turn.
+            if !matches!(outcome, Outcome::Aborted { .. }) {
+                if round.has_content() && !round.recorded {
+                    self.ctx.record_reply(round, None);
+                }
+                if !round.finalized_api_req {
+                    self.ctx.finish_api_req(round, None);
+                }
+            }
+        }
+        self.ctx.wake = None;
+        self.ctx.effects.push_back(Effect::WakeAt(None));
+        self.ctx.effects.push_back(Effect::Finished(outcome.clone()));
+        self.phase = Phase::Finished(outcome);
+    }
+}
+
+/// `<hook_context source="…">` text.
+pub(crate) fn hook_context(source: &str, context: &str) -> String {
+    format!("<hook_context source=\"{source}\">\n{context}\n</hook_context>")
+}
+
+/// A short text form of user content, for the `api_req_started` message.
+fn summarize(content: &[ContentBlock]) -> String {
+    let parts: Vec<String> = content
+        .iter()
+        .map(|block| match block {
+            ContentBlock::Text { text } => text.clone(),
+            ContentBlock::Image { .. } => "[image]".to_owned(),
+            ContentBlock::ToolResult { content, .. } => content
+                .blocks()
+                .into_iter()
+                .filter_map(|b| match b {
+                    ContentBlock::Text { text } => Some(text),
+                    _ => None,
+                })
+                .collect::<Vec<_>>()
+                .join("\n"),
+            _ => String::new(),
+        })
+        .collect();
+    parts.join("\n\n")
+}
