@@ -182,3 +182,29 @@ fn ts_is_unique_and_strictly_increasing_even_within_one_millisecond() {
     let ts: Vec<u64> = h.task.messages().iter().map(|m| m.ts).collect();
     assert!(ts.windows(2).all(|w| w[0] < w[1]), "{ts:?}");
 }
+
+#[test]
+fn a_refusal_is_shown_as_text_not_taken_for_an_empty_reply() {
+    let event = |delta: serde_json::Value, finish: Option<&str>| {
+        format!("data: {}\n\n", serde_json::json!({"choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}))
+            .into_bytes()
+    };
+    let refusal = Reply::Bytes(vec![
+        event(serde_json::json!({"refusal": "I can't help with that."}), None),
+        event(serde_json::json!({}), Some("stop")),
+        b"data: [DONE]\n\n".to_vec(),
+    ]);
+    let done = Reply::Bytes(vec![
+        event(
+            serde_json::json!({"content": "<attempt_completion><result>ok</result></attempt_completion>"}),
+            Some("stop"),
+        ),
+        b"data: [DONE]\n\n".to_vec(),
+    ]);
+    let config = TaskConfig { format: clew::stream::Format::OpenAi, ..config() };
+    let mut h = Harness::new(config, vec![refusal, done]);
+    h.start("t");
+    assert!(h.says_of("error").is_empty(), "not the empty-reply path");
+    assert_eq!(h.first_text(), "I can't help with that.");
+    assert!(h.history_texts(2)[0].starts_with("[ERROR]"), "the no-tools reminder follows");
+}

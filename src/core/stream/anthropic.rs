@@ -4,7 +4,9 @@
 //! thinking (with signature deltas), redacted thinking and tool use (streamed input JSON),
 //! `message_delta` (stop reason, usage), `message_stop` (the terminal event), `ping`, and
 //! `error`. Usage in `message_delta` is cumulative; the decoder emits only what is new, so
-//! the usage chunks of a reply add up to its true totals.
+//! the usage chunks of a reply add up to its true totals. With context compaction the usage
+//! lists `iterations`: the billed totals are the sums over the steps on the requested model
+//! (compaction and message, not an advisor on another model).
 
 use serde::Deserialize;
 
@@ -54,6 +56,41 @@ struct WireUsage {
     output_tokens: Option<u64>,
     cache_creation_input_tokens: Option<u64>,
     cache_read_input_tokens: Option<u64>,
+    /// With context compaction: the usage of each step of the request.
+    iterations: Option<Vec<WireIteration>>,
+}
+
+/// One step of a compacted request: `compaction` and `message` run on the requested model
+/// and are billed as its usage; an `advisor` step runs on another model.
+#[derive(Deserialize)]
+struct WireIteration {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    input_tokens: Option<u64>,
+    output_tokens: Option<u64>,
+    cache_creation_input_tokens: Option<u64>,
+    cache_read_input_tokens: Option<u64>,
+}
+
+impl WireUsage {
+    /// The billed totals: the sums over the steps on the requested model when the usage has
+    /// steps, else the top-level counts.
+    fn billed(self) -> Self {
+        let Some(steps) = self.iterations.as_ref().filter(|steps| !steps.is_empty()) else { return self };
+        let own: Vec<&WireIteration> =
+            steps.iter().filter(|s| matches!(s.kind.as_deref(), Some("compaction" | "message"))).collect();
+        let sum = |field: fn(&WireIteration) -> Option<u64>| {
+            let values: Vec<u64> = own.iter().filter_map(|s| field(s)).collect();
+            (!values.is_empty()).then(|| values.iter().fold(0u64, |a, b| a.saturating_add(*b)))
+        };
+        Self {
+            input_tokens: sum(|s| s.input_tokens),
+            output_tokens: sum(|s| s.output_tokens),
+            cache_creation_input_tokens: sum(|s| s.cache_creation_input_tokens),
+            cache_read_input_tokens: sum(|s| s.cache_read_input_tokens),
+            iterations: None,
+        }
+    }
 }
 
 #[derive(Deserialize)]
@@ -241,6 +278,7 @@ impl AnthropicDecoder {
 
     /// Emits the part of cumulative counts not reported yet.
     fn usage(&mut self, usage: WireUsage, out: &mut Vec<Chunk>) {
+        let usage = usage.billed();
         let r = &mut self.reported;
         let step = |total: Option<u64>, reported: &mut u64| {
             let total = total.unwrap_or(*reported).max(*reported);

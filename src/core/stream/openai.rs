@@ -6,7 +6,10 @@
 //! of calls keyed by `index`, `usage` arrives in the last chunk, `finish_reason` says why
 //! the model stopped, and `data: [DONE]` ends the stream. An `error` object inside the
 //! stream is the provider's error. Argument pieces that arrive before the call's id and name
-//! are held back, not dropped.
+//! are held back, not dropped. Variants: Mistral's `content` may be an array of text and
+//! thinking parts; Groq's usage may come only in `x_groq.usage`; reasoning may come only as
+//! `reasoning_details[].text`; a `refusal` is shown as text and the stop says `refusal`; a
+//! repeated `finish_reason` gives one stop chunk.
 
 use serde::Deserialize;
 
@@ -22,6 +25,7 @@ pub(crate) struct OpenAiDecoder {
     reported: (u64, u64, u64),
     finished: bool,
     done: bool,
+    refused: bool,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -39,6 +43,13 @@ struct ChatChunk {
     choices: Vec<Choice>,
     usage: Option<WireUsage>,
     error: Option<serde_json::Value>,
+    /// Groq's streams before late 2025 put usage only here.
+    x_groq: Option<GroqExtra>,
+}
+
+#[derive(Deserialize)]
+struct GroqExtra {
+    usage: Option<WireUsage>,
 }
 
 #[derive(Deserialize)]
@@ -50,10 +61,41 @@ struct Choice {
 
 #[derive(Deserialize)]
 struct WireDelta {
-    content: Option<String>,
+    content: Option<WireContent>,
     reasoning_content: Option<String>,
     reasoning: Option<String>,
+    reasoning_details: Option<Vec<WireReasoningDetail>>,
+    refusal: Option<String>,
     tool_calls: Option<Vec<WireToolCall>>,
+}
+
+/// `delta.content`: a string, or (Mistral) an array of parts.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum WireContent {
+    Text(String),
+    Parts(Vec<WirePart>),
+}
+
+/// A Mistral content part: `{type: "text", text}` or `{type: "thinking", thinking: [...]}`.
+#[derive(Deserialize)]
+struct WirePart {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    text: Option<String>,
+    thinking: Option<WireThinking>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum WireThinking {
+    Text(String),
+    Parts(Vec<WirePart>),
+}
+
+#[derive(Deserialize)]
+struct WireReasoningDetail {
+    text: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -108,11 +150,14 @@ impl OpenAiDecoder {
                 self.delta(delta, out);
             }
             if let Some(reason) = choice.finish_reason.filter(|r| !r.is_empty()) {
+                if !self.finished {
+                    let reason = if self.refused { "refusal".to_owned() } else { reason };
+                    out.push(Chunk::Stop { reason });
+                }
                 self.finished = true;
-                out.push(Chunk::Stop { reason });
             }
         }
-        if let Some(usage) = chunk.usage {
+        if let Some(usage) = chunk.usage.or_else(|| chunk.x_groq.and_then(|x| x.usage)) {
             self.usage(usage, out);
         }
         Ok(())
@@ -127,11 +172,24 @@ impl OpenAiDecoder {
     }
 
     fn delta(&mut self, delta: WireDelta, out: &mut Vec<Chunk>) {
-        if let Some(reasoning) = delta.reasoning_content.or(delta.reasoning).filter(|r| !r.is_empty()) {
+        let details = || {
+            let texts: Vec<String> = delta.reasoning_details.iter().flatten().filter_map(|d| d.text.clone()).collect();
+            (!texts.is_empty()).then(|| texts.concat())
+        };
+        // NOTE: providers that send both `reasoning` and `reasoning_details` repeat the same
+        // text; the details count only when nothing else carries the reasoning.
+        let reasoning = delta.reasoning_content.clone().or_else(|| delta.reasoning.clone()).or_else(details);
+        if let Some(reasoning) = reasoning.filter(|r| !r.is_empty()) {
             out.push(Chunk::reasoning(reasoning));
         }
-        if let Some(text) = delta.content.filter(|t| !t.is_empty()) {
-            out.push(Chunk::Text { text });
+        match delta.content {
+            Some(WireContent::Text(text)) if !text.is_empty() => out.push(Chunk::Text { text }),
+            Some(WireContent::Parts(parts)) => push_parts(parts, out),
+            _ => {}
+        }
+        if let Some(refusal) = delta.refusal.filter(|r| !r.is_empty()) {
+            self.refused = true;
+            out.push(Chunk::Text { text: refusal });
         }
         for (position, call) in delta.tool_calls.unwrap_or_default().into_iter().enumerate() {
             self.tool_call(call, position as u64, out);
@@ -189,5 +247,28 @@ impl OpenAiDecoder {
             cache_read_tokens: cached.map(|_| read.saturating_sub(r_read)),
             total_cost: usage.cost,
         }));
+    }
+}
+
+/// Mistral's content parts: text parts are text, thinking parts reasoning.
+fn push_parts(parts: Vec<WirePart>, out: &mut Vec<Chunk>) {
+    for part in parts {
+        match part.kind.as_deref() {
+            Some("thinking") => {
+                let text = match part.thinking {
+                    Some(WireThinking::Text(text)) => text,
+                    Some(WireThinking::Parts(inner)) => inner.into_iter().filter_map(|p| p.text).collect(),
+                    None => String::new(),
+                };
+                if !text.is_empty() {
+                    out.push(Chunk::reasoning(text));
+                }
+            }
+            _ => {
+                if let Some(text) = part.text.filter(|t| !t.is_empty()) {
+                    out.push(Chunk::Text { text });
+                }
+            }
+        }
     }
 }
