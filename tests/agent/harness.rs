@@ -162,7 +162,7 @@ impl Harness {
                 Some(at) => {
                     self.now = self.now.max(at);
                     self.wake = None;
-                    self.task.handle_timeout(self.now);
+                    self.task.handle(self.now, clew::agent::Event::Timer);
                 }
                 None => return self,
             }
@@ -177,18 +177,21 @@ impl Harness {
         }
     }
 
+    /// Delivers an event through the machine's one entry, `Task::handle`.
     fn deliver(&mut self, event: Event) {
+        use clew::agent::Event as E;
         let now = self.now;
-        match event {
-            Event::Bytes(id, bytes) => self.task.handle_stream_bytes(now, id, &bytes),
-            Event::End(id) => self.task.handle_stream_end(now, id),
-            Event::Failed(id, error) => self.task.handle_stream_failed(now, id, &error),
-            Event::Present => self.task.handle_present(now),
-            Event::Answer(ts, answer) => self.task.handle_ask_answer(now, ts, answer),
-            Event::ToolDone(id, output) => self.task.handle_tool_done(now, id, output),
-            Event::Checkpoint(id) => self.task.handle_checkpoint_saved(now, id, true),
-            Event::Hook(id, result) => self.task.handle_hook_done(now, id, result),
-        }
+        let event = match &event {
+            Event::Bytes(stream, bytes) => E::StreamBytes { stream: *stream, bytes },
+            Event::End(stream) => E::StreamEnded { stream: *stream },
+            Event::Failed(stream, error) => E::StreamFailed { stream: *stream, error: error.clone() },
+            Event::Present => E::Present,
+            Event::Answer(ts, answer) => E::AskAnswered { ts: *ts, answer: answer.clone() },
+            Event::ToolDone(id, output) => E::ToolDone { id: *id, output: output.clone() },
+            Event::Checkpoint(id) => E::CheckpointSaved { id: *id, ok: true },
+            Event::Hook(id, result) => E::HookDone { id: *id, result: result.clone() },
+        };
+        self.task.handle(now, event);
     }
 
     /// Performs every pending effect.

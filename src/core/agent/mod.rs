@@ -23,6 +23,7 @@ mod config;
 mod ctx;
 mod display;
 mod effect;
+mod event;
 mod failure;
 mod history;
 mod message;
@@ -40,6 +41,7 @@ pub use config::{
 };
 pub use display::{display_text, without_closing_tag};
 pub use effect::{codes, CheckpointKind, Effect, HookKind, HookResult, Outcome, ToolOutput};
+pub use event::Event;
 pub use failure::Failure;
 pub use history::{max_allowed_tokens, next_truncation, request_messages, DeletedRange, Truncation};
 pub use message::{AskAnswer, AskKind, AskResponse, Message, MessageKind, SayKind, Transcript};
