@@ -54,6 +54,7 @@ test("the playground runs the offline task with an approval and a denial, and ab
       assert.ok(kinds.includes(kind), `${kind} in ${kinds}`);
     }
     assert.match(await page.textContent("#timeline"), /Understood, I'll leave that/);
+    assert.equal(await page.$eval('li[data-kind="say:tool"] .badge', (n) => n.textContent), "read-only", "auto-approved reads are marked");
     assert.notEqual(await page.textContent("#requests"), "0");
     assert.match(await page.textContent("#cost"), /^\$0\.\d{4}$/);
     mkdirSync(OUTPUT, { recursive: true });

@@ -72,6 +72,13 @@ function toolCard(message) {
   title.className = "tool-name";
   title.textContent = `${data.tool ?? "tool"}`;
   card.append(title);
+  const readOnly = workspace.tools().find((t) => t.name === data.tool)?.readOnly;
+  if (readOnly) {
+    const badge = document.createElement("span");
+    badge.className = "badge";
+    badge.textContent = "read-only";
+    title.append(" ", badge);
+  }
   for (const [name, value] of Object.entries(data.params ?? {})) {
     const row = document.createElement("div");
     row.className = "param";
