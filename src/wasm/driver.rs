@@ -165,9 +165,13 @@ impl Driver {
             Effect::Ask(message) => self.ask(message),
             Effect::RunTool { id, name, params } => self.run_tool(id, name, params),
             Effect::CancelTool { id } => {
-                let mut tools = self.tools.borrow_mut();
-                if let Some(at) = tools.iter().position(|(t, _)| *t == id) {
-                    tools.swap_remove(at).1.abort();
+                // NOTE: no borrow is held while `abort()` runs the signal's listeners (user code).
+                let removed = {
+                    let mut tools = self.tools.borrow_mut();
+                    tools.iter().position(|(t, _)| *t == id).map(|at| tools.swap_remove(at))
+                };
+                if let Some((_, controller)) = removed {
+                    controller.abort();
                 }
             }
             Effect::SaveCheckpoint { id, kind } => self.save_checkpoint(id, kind),
@@ -183,18 +187,23 @@ impl Driver {
                 }
             }
             Effect::Finished(outcome) => {
-                if let Some((_, controller)) = self.stream.borrow_mut().take() {
+                // NOTE: each cell is emptied before `abort()` runs the signals' listeners.
+                let stream = self.stream.borrow_mut().take();
+                if let Some((_, controller)) = stream {
                     controller.abort();
                 }
-                for (_, controller) in self.tools.borrow_mut().drain(..) {
+                let tools = std::mem::take(&mut *self.tools.borrow_mut());
+                for (_, controller) in tools {
                     controller.abort();
                 }
-                if let Some(timer) = self.timer.borrow_mut().take() {
+                let timer = self.timer.borrow_mut().take();
+                if let Some(timer) = timer {
                     timer.cancel();
                 }
                 // NOTE: a finished task keeps no user callback alive.
                 self.callbacks.borrow_mut().take();
-                if let Some(resolve) = self.resolve.borrow_mut().take() {
+                let resolve = self.resolve.borrow_mut().take();
+                if let Some(resolve) = resolve {
                     let _ = call(&resolve, &outcome_to_js(&outcome));
                 }
             }

@@ -46,6 +46,7 @@ extern "C" {
 }
 
 /// A `ClewTaskError` (an `Error` with `code`), as in a task's outcome.
+#[cfg_attr(feature = "without-task", allow(dead_code))]
 pub(crate) fn task_error(code: &str, message: &str) -> JsValue {
     ClewTaskError::new(message, code).into()
 }

@@ -70,8 +70,6 @@ struct WireDelta {
 }
 
 /// `delta.content`: a string, or (Mistral) an array of parts.
-#[derive(Deserialize)]
-#[serde(untagged)]
 enum WireContent {
     Text(String),
     Parts(Vec<WirePart>),
@@ -86,11 +84,43 @@ struct WirePart {
     thinking: Option<WireThinking>,
 }
 
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum WireThinking {
-    Text(String),
-    Parts(Vec<WirePart>),
+/// A thinking part's `thinking`: a string or an array of text parts.
+type WireThinking = WireContent;
+
+// NOTE: read by hand (a string or an array) rather than with `#[serde(untagged)]`, which
+// buffers every value first and costs far more code in the wasm.
+impl<'de> Deserialize<'de> for WireContent {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Either;
+        impl<'de> serde::de::Visitor<'de> for Either {
+            type Value = WireContent;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string or an array of content parts")
+            }
+
+            fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<WireContent, E> {
+                Ok(WireContent::Text(text.to_owned()))
+            }
+
+            fn visit_string<E: serde::de::Error>(self, text: String) -> Result<WireContent, E> {
+                Ok(WireContent::Text(text))
+            }
+
+            fn visit_unit<E: serde::de::Error>(self) -> Result<WireContent, E> {
+                Ok(WireContent::Text(String::new()))
+            }
+
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<WireContent, A::Error> {
+                let mut parts = Vec::new();
+                while let Some(part) = seq.next_element()? {
+                    parts.push(part);
+                }
+                Ok(WireContent::Parts(parts))
+            }
+        }
+        deserializer.deserialize_any(Either)
+    }
 }
 
 #[derive(Deserialize)]
