@@ -21,7 +21,6 @@ export function scriptedReply(request) {
   const task = textOf(messages[0]?.content ?? "").replace(/<\/?task>/g, "").trim();
   const denied = /denied this operation/.test(last);
   const lead = denied ? "Understood, I'll leave that as it is. " : "";
-  const readme = /README\.md'\] Result:\n([\s\S]*?)(\n\n|$)/.exec(last);
   switch (step) {
     case 0:
       return {
@@ -32,7 +31,7 @@ export function scriptedReply(request) {
       return { text: `${lead}Let me read the README first.\n\n${tag("read_file", { path: "README.md" })}` };
     case 2:
       return {
-        text: `${lead}The README has two typos on its greeting line${readme ? "" : ""}. I'll fix them.\n\n` +
+        text: `${lead}The README has two typos on its greeting line. I'll fix them.\n\n` +
           tag("replace_in_file", { path: "README.md", diff: "\n------- SEARCH\nHelo wrold! This tiny project prints a greeting.\n=======\nHello world! This tiny project prints a greeting.\n+++++++ REPLACE\n" }),
       };
     case 3:

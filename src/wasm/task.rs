@@ -8,7 +8,7 @@ use std::rc::Rc;
 use js_sys::{Array, Promise};
 use wasm_bindgen::prelude::*;
 
-use super::driver::{now, Driver};
+use super::driver::Driver;
 use super::error::{type_error, Code};
 use super::task_convert::{images_from_js, message_to_js, outcome_to_js, usage_to_js};
 use super::task_options;
@@ -113,11 +113,5 @@ impl Task {
     #[wasm_bindgen(getter, unchecked_return_type = "TaskOutcome | undefined")]
     pub fn outcome(&self) -> JsValue {
         self.driver.machine.borrow().outcome().map_or(JsValue::UNDEFINED, outcome_to_js)
-    }
-
-    /// The current time as the loop sees it (milliseconds since the epoch).
-    #[wasm_bindgen(js_name = clock)]
-    pub fn clock() -> f64 {
-        now() as f64
     }
 }
