@@ -39,3 +39,14 @@ export declare class ClewStreamError extends ClewError {
 
 /** Why a task did not complete (`outcome.error`). */
 export declare class ClewTaskError extends ClewError {}
+
+// NOTE: the web types the declarations above name, as empty global interfaces. They merge
+// with the real ones where the program has them (the DOM library, @types/node,
+// @cloudflare/workers-types) and let these declarations compile where it has none
+// (`lib: ["ES2022"]`, a Node or Workers project without DOM types).
+declare global {
+  interface ReadableStream<R> {}
+  interface TransformStream<I, O> {}
+  interface Response {}
+  interface AbortSignal {}
+}

@@ -55,7 +55,7 @@ impl Task {
     pub fn start(
         &self,
         #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "string[]")] images: Option<Array>,
+        images: Option<super::types::StringArrayJs>,
     ) -> Promise {
         let Some(text) = text.as_string() else {
             return Promise::reject(&type_error(Code::InvalidArgument, "task.start(text) needs a string"));

@@ -7,6 +7,10 @@ extern "C" {
     /// `ToolSetSpec` on the JS side: typed in TypeScript, read field by field in Rust.
     #[wasm_bindgen(typescript_type = "ToolSetSpec")]
     pub type ToolSetSpecJs;
+
+    /// A `string[]` on the JS side (images as data URLs), checked element by element in Rust.
+    #[wasm_bindgen(typescript_type = "string[]")]
+    pub type StringArrayJs;
 }
 
 #[wasm_bindgen(typescript_custom_section)]
