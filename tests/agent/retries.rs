@@ -144,3 +144,15 @@ fn text_cut_by_a_failure_in_the_same_read_is_shown_final() {
     assert_eq!(first.partial, Some(false));
     assert!(h.task.messages().iter().all(|m| !m.is_partial()));
 }
+
+#[test]
+fn a_wake_up_that_comes_early_asks_for_another() {
+    let mut h = Harness::new(config(), vec![fail(http(500, "x")), completion("ok")]);
+    h.pause = Some(Box::new(|task| task.state() == "retryDelay"));
+    h.start("t");
+    let due = h.task.poll_timeout().expect("a wake-up for the retry");
+    h.task.handle(due - 1, clew::agent::Event::Timer);
+    let again: Vec<_> = std::iter::from_fn(|| h.task.poll_effect()).collect();
+    assert!(again.contains(&Effect::WakeAt(Some(due))), "asks again: {again:?}");
+    assert_eq!(h.task.state(), "retryDelay");
+}

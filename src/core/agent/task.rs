@@ -377,9 +377,10 @@ impl Task {
     /// The time asked for with [`Effect::WakeAt`] (or any later time) has come.
     pub fn handle_timeout(&mut self, now: u64) {
         self.ctx.tick(now);
-        if self.ctx.wake.is_some_and(|armed| armed <= now) {
-            self.ctx.wake = None;
-        }
+        // NOTE: the wake-up that called this is spent, even when it came a little early (a
+        // timer may fire before the wall clock reaches its time): forget it, so that what is
+        // not yet due asks for a new one.
+        self.ctx.wake = None;
         if let Phase::InRound(round) = &mut self.phase {
             match round.stream {
                 StreamPhase::Open { deadline: Some(deadline), got_bytes } if deadline <= now => {
