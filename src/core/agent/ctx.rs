@@ -102,7 +102,7 @@ impl Ctx {
     /// The request for the next stream.
     pub(crate) fn model_request(&self) -> ModelRequest {
         let tools = if self.config.tool_calling == ToolCalling::Native {
-            super::tools::definitions(&self.config)
+            super::tool_call::definitions(&self.config)
         } else {
             Vec::new()
         };
@@ -149,7 +149,7 @@ impl Ctx {
             let input = serde_json::from_str::<serde_json::Value>(call.arguments.raw())
                 .ok()
                 .filter(serde_json::Value::is_object)
-                .unwrap_or_else(|| super::tools::params_object(call));
+                .unwrap_or_else(|| super::tool_call::params_object(call));
             blocks.push(ContentBlock::ToolUse { id: call.id.clone(), name: call.name.clone(), input });
         }
         if !blocks.is_empty() {

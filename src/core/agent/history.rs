@@ -73,30 +73,28 @@ pub fn request_messages(history: &[Message], range: Option<DeletedRange>) -> Vec
     out
 }
 
-fn call_ids(message: &Message) -> HashSet<String> {
+/// The ids `pick` finds in the blocks of `message`.
+fn ids(message: &Message, pick: fn(&ContentBlock) -> Option<&String>) -> HashSet<String> {
     match &message.content {
-        Content::Blocks(blocks) => blocks
-            .iter()
-            .filter_map(|b| match b {
-                ContentBlock::ToolUse { id, .. } => Some(id.clone()),
-                _ => None,
-            })
-            .collect(),
+        Content::Blocks(blocks) => blocks.iter().filter_map(pick).cloned().collect(),
         Content::Text(_) => HashSet::new(),
     }
 }
 
+/// The ids of the tool calls in `message`.
+fn call_ids(message: &Message) -> HashSet<String> {
+    ids(message, |b| match b {
+        ContentBlock::ToolUse { id, .. } => Some(id),
+        _ => None,
+    })
+}
+
+/// The call ids that the tool results in `message` answer.
 fn result_ids(message: &Message) -> HashSet<String> {
-    match &message.content {
-        Content::Blocks(blocks) => blocks
-            .iter()
-            .filter_map(|b| match b {
-                ContentBlock::ToolResult { tool_use_id, .. } => Some(tool_use_id.clone()),
-                _ => None,
-            })
-            .collect(),
-        Content::Text(_) => HashSet::new(),
-    }
+    ids(message, |b| match b {
+        ContentBlock::ToolResult { tool_use_id, .. } => Some(tool_use_id),
+        _ => None,
+    })
 }
 
 /// Turns tool_use blocks without a result in the next user message, and tool_result blocks

@@ -33,6 +33,7 @@ mod rounds;
 mod snapshot;
 mod task;
 pub mod texts;
+mod tool_call;
 mod tools;
 
 pub use config::{

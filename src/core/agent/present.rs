@@ -15,7 +15,7 @@ use super::message::{AskKind, MessageKind, SayKind};
 use super::round::{Item, Paced, Round, StreamPhase, Wait};
 use super::task::Ctx;
 use super::texts;
-use super::tools;
+use super::tool_call;
 use crate::core::stream::Chunk;
 
 impl Ctx {
@@ -82,18 +82,18 @@ impl Ctx {
             if skipping {
                 self.finish_block_message(round);
                 if is_tool {
-                    let job = tools::job_of(self, round, item);
+                    let job = tool_call::job_of(self, round, item);
                     let notice = if round.did_reject {
                         texts::skipped_after_rejection(partial, &job.description)
                     } else {
                         texts::one_tool_per_message(&job.name)
                     };
-                    tools::push_notice(round, &job, notice);
+                    tool_call::push_notice(round, &job, notice);
                 }
             } else if partial {
                 self.show_partial(round, Paced::Block);
             } else if is_tool {
-                let job = tools::job_of(self, round, item);
+                let job = tool_call::job_of(self, round, item);
                 self.start_tool(round, job);
                 if round.wait != Wait::Idle {
                     return;
@@ -129,7 +129,7 @@ impl Ctx {
                 return Some((MessageKind::Say(SayKind::Text), display_text(content, partial)));
             }
         }
-        let job = tools::job_of(self, round, item);
+        let job = tool_call::job_of(self, round, item);
         let value = |name: &str| {
             let raw = job.params.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str()).unwrap_or_default();
             without_closing_tag(raw, name, partial)
@@ -144,7 +144,7 @@ impl Ctx {
                 let params: serde_json::Map<String, serde_json::Value> =
                     job.params.iter().map(|(k, _)| (k.clone(), value(k).into())).collect();
                 let text = serde_json::json!({ "tool": name, "params": params }).to_string();
-                let kind = if tools::auto_approved(&self.config, name) {
+                let kind = if tool_call::auto_approved(&self.config, name) {
                     MessageKind::Say(SayKind::Tool)
                 } else {
                     MessageKind::Ask(AskKind::Tool)

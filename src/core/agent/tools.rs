@@ -6,115 +6,16 @@
 //! content. Each step that waits sets the round's [`Wait`]; the event that ends the wait
 //! resumes the job where it stopped.
 
-use super::config::{TaskConfig, ASK_FOLLOWUP_QUESTION, ATTEMPT_COMPLETION};
+use super::config::{ASK_FOLLOWUP_QUESTION, ATTEMPT_COMPLETION};
 use super::effect::{codes, Effect, HookKind, HookResult, Outcome, ToolOutput};
 use super::message::{AskAnswer, AskKind, AskResponse, MessageKind, SayKind};
-use super::round::{Item, Round, ToolJob, Wait};
+use super::round::{Round, ToolJob, Wait};
 use super::rounds::hook_context;
 use super::task::Ctx;
 use super::texts;
-use crate::core::stream::request::{Content, ContentBlock, ImageSource, ToolDefinition};
-use crate::core::stream::NativeToolCall;
+use crate::core::stream::request::{Content, ContentBlock};
 
-/// Whether `name` runs without asking.
-pub(crate) fn auto_approved(config: &TaskConfig, name: &str) -> bool {
-    let read_only = config.tool(name).is_some_and(|t| t.read_only);
-    config.yolo || config.auto_approve.all || (read_only && config.auto_approve.read_only)
-}
-
-/// A native call's parameters: string values as they are, others as JSON text.
-pub(crate) fn native_params(call: &NativeToolCall) -> Vec<(String, String)> {
-    call.arguments.members().map(|(k, v)| (k.to_owned(), v.to_owned())).collect()
-}
-
-/// A native call's arguments as an object, from what was read (for invalid JSON).
-pub(crate) fn params_object(call: &NativeToolCall) -> serde_json::Value {
-    native_params(call)
-        .into_iter()
-        .map(|(k, v)| (k, serde_json::Value::String(v)))
-        .collect::<serde_json::Map<_, _>>()
-        .into()
-}
-
-/// The tool definitions sent for native tool calling.
-pub(crate) fn definitions(config: &TaskConfig) -> Vec<ToolDefinition> {
-    texts::all_tools(config)
-        .into_iter()
-        .map(|(name, description, params)| {
-            let schema = config
-                .tool(&name)
-                .and_then(|t| t.input_schema.as_deref())
-                .and_then(|s| serde_json::from_str(s).ok())
-                .unwrap_or_else(|| {
-                    let properties: serde_json::Map<String, serde_json::Value> = params
-                        .iter()
-                        .map(|p| {
-                            (p.name.clone(), serde_json::json!({ "type": "string", "description": p.description }))
-                        })
-                        .collect();
-                    let required: Vec<&str> = params.iter().filter(|p| p.required).map(|p| p.name.as_str()).collect();
-                    serde_json::json!({ "type": "object", "properties": properties, "required": required })
-                });
-            ToolDefinition { name, description, input_schema: schema }
-        })
-        .collect()
-}
-
-/// The job for the block at the current index.
-pub(crate) fn job_of(ctx: &Ctx, round: &Round, item: Item) -> ToolJob {
-    let (name, params, call_id) = match item {
-        Item::Parsed(n) => match round.parsed(n) {
-            Some(block) => (
-                block.tool_name().unwrap_or_default().to_owned(),
-                block.params().map(|(k, v)| (k.to_owned(), v.to_owned())).collect(),
-                None,
-            ),
-            None => (String::new(), Vec::new(), None),
-        },
-        Item::Native(n) => match round.natives.calls().get(n) {
-            Some(call) => (call.name.clone(), native_params(call), Some(call.id.clone())),
-            None => (String::new(), Vec::new(), None),
-        },
-    };
-    let spec = texts::params_of(&ctx.config, &name);
-    let description = texts::describe_call(&name, &spec, &params);
-    ToolJob { name, params, call_id, description, ts: round.index_ts.map(|(ts, _)| ts) }
-}
-
-/// Pushes a notice for `job` (a plain text block, or a tool_result for a native call).
-pub(crate) fn push_notice(round: &mut Round, job: &ToolJob, text: String) {
-    let block = match &job.call_id {
-        None => ContentBlock::Text { text },
-        Some(id) => ContentBlock::ToolResult { tool_use_id: id.clone(), content: Content::Text(text), is_error: true },
-    };
-    round.user_content.push(block);
-}
-
-/// The result blocks of `job`: `[desc] Result:\n…` with any images.
-fn result_blocks(job: &ToolJob, text: &str, images: Vec<ImageSource>, is_error: bool) -> Vec<ContentBlock> {
-    let body = if text.is_empty() && images.is_empty() { texts::EMPTY_RESULT } else { text };
-    let header = ContentBlock::Text { text: format!("{} Result:\n{body}", job.description) };
-    let images = images.into_iter().map(|source| ContentBlock::Image { source });
-    match &job.call_id {
-        None => std::iter::once(header).chain(images).collect(),
-        Some(id) => {
-            let mut blocks: Vec<ContentBlock> = std::iter::once(header).chain(images).collect();
-            let content = match (blocks.len(), blocks.pop()) {
-                (1, Some(ContentBlock::Text { text })) => Content::Text(text),
-                (_, Some(last)) => {
-                    blocks.push(last);
-                    Content::Blocks(blocks)
-                }
-                (_, None) => Content::Text(String::new()),
-            };
-            vec![ContentBlock::ToolResult { tool_use_id: id.clone(), content, is_error }]
-        }
-    }
-}
-
-fn get<'a>(job: &'a ToolJob, name: &str) -> &'a str {
-    job.params.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str()).unwrap_or_default()
-}
+use super::tool_call::{auto_approved, get, result_blocks, result_blocks_raw};
 
 impl Ctx {
     /// Starts the job of a complete tool block.
@@ -410,17 +311,6 @@ impl Ctx {
                 self.hook(*id, HookKind::TaskComplete, Some(job.name.clone()), job.params.clone(), None);
             }
             Wait::Checkpoint(_) | Wait::Idle => {}
-        }
-    }
-}
-
-/// A notice-like error result (no `[desc] Result:` header for XML; a failed tool_result for
-/// native calls).
-fn result_blocks_raw(job: &ToolJob, text: String) -> Vec<ContentBlock> {
-    match &job.call_id {
-        None => vec![ContentBlock::Text { text }],
-        Some(id) => {
-            vec![ContentBlock::ToolResult { tool_use_id: id.clone(), content: Content::Text(text), is_error: true }]
         }
     }
 }
