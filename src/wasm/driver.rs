@@ -10,12 +10,13 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use gloo_timers::callback::Timeout;
-use js_sys::{Function, Object, Promise, Reflect};
+use js_sys::{Function, Object, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::{spawn_local, JsFuture};
+use wasm_bindgen_futures::spawn_local;
 use web_sys::AbortController;
 
+use super::js_call::{abort_controller, call, call_with, clew_pump, error_message, now, settle, swallow};
 use super::task_convert::{
     answer_from_js, get, hook_from_js, message_to_js, outcome_to_js, params_to_js, tool_output_from_js,
 };
@@ -23,32 +24,6 @@ use super::task_options::Callbacks;
 use crate::core::agent::{AskAnswer, AskResponse, CheckpointKind, Effect, HookKind, Task as Machine, ToolOutput};
 use crate::core::stream::request::{build_request, ModelRequest, ModelSettings};
 use crate::core::stream::StreamError;
-
-#[wasm_bindgen(inline_js = "export async function clew_pump(stream, push) {
-  const reader = stream.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return;
-    if (push(value)) { reader.cancel().catch(() => {}); return; }
-  }
-}
-export function clew_try(f, self, a, b) {
-  try { return { ok: true, value: f.call(self, a, b) }; } catch (error) { return { ok: false, value: error }; }
-}")]
-extern "C" {
-    /// Reads `stream` to its end, handing each read's bytes to `push` synchronously; stops
-    /// when `push` returns true.
-    #[wasm_bindgen(catch)]
-    async fn clew_pump(stream: &JsValue, push: &Closure<dyn FnMut(JsValue) -> bool>) -> Result<JsValue, JsValue>;
-
-    /// Calls `f` with `self` and two arguments; a throw comes back as `{ ok: false, value }`.
-    fn clew_try(f: &Function, this: &JsValue, a: &JsValue, b: &JsValue) -> JsValue;
-}
-
-/// The current time in milliseconds.
-pub(super) fn now() -> u64 {
-    js_sys::Date::now().max(0.0) as u64
-}
 
 /// One task's machine, callbacks and in-flight work.
 pub(super) struct Driver {
@@ -61,43 +36,6 @@ pub(super) struct Driver {
     timer: RefCell<Option<Timeout>>,
     pub(super) resolve: RefCell<Option<Function>>,
     pumping: Cell<bool>,
-}
-
-/// Calls a user's function. A throw comes back as `Err`.
-///
-/// NOTE: the exception is caught in JS (`clew_try`) rather than by a `catch` import: every
-/// exception that crosses into wasm costs a slot of the externref table (measured: about one
-/// slot leaked per throwing tool call).
-fn call_with(function: &Function, this: &JsValue, a: &JsValue, b: &JsValue) -> Result<JsValue, JsValue> {
-    let result = clew_try(function, this, a, b);
-    let value = get(&result, "value");
-    if get(&result, "ok").is_truthy() {
-        Ok(value)
-    } else {
-        Err(value)
-    }
-}
-
-fn call(function: &Function, arg: &JsValue) -> Result<JsValue, JsValue> {
-    call_with(function, &JsValue::UNDEFINED, arg, &JsValue::UNDEFINED)
-}
-
-/// Awaits `value` if it is a promise (or thenable); returns it as it is otherwise.
-async fn settle(value: Result<JsValue, JsValue>) -> Result<JsValue, JsValue> {
-    let value = value?;
-    if value.has_type::<Promise>() || get(&value, "then").is_function() {
-        JsFuture::from(Promise::resolve(&value)).await
-    } else {
-        Ok(value)
-    }
-}
-
-fn error_message(error: &JsValue) -> String {
-    get(error, "message").as_string().or_else(|| error.as_string()).unwrap_or_else(|| "unknown error".into())
-}
-
-fn abort_controller() -> Option<AbortController> {
-    AbortController::new().ok()
 }
 
 impl Driver {
@@ -429,20 +367,6 @@ impl Driver {
         spawn_local(async move {
             let result = settle(called).await.map(|v| hook_from_js(&v)).unwrap_or_default();
             me.handle(|m, now| m.handle_hook_done(now, id, result));
-        });
-    }
-}
-
-/// Attaches a no-op rejection handler to a promise whose result is ignored, so that its
-/// failure is not an unhandled rejection.
-fn swallow(value: &JsValue) {
-    thread_local! {
-        // NOTE: one handler for the whole instance, created on first use and never freed.
-        static IGNORE: Closure<dyn FnMut(JsValue)> = Closure::new(|_: JsValue| {});
-    }
-    if let Some(promise) = value.dyn_ref::<Promise>() {
-        IGNORE.with(|ignore| {
-            let _ = promise.catch(ignore);
         });
     }
 }

@@ -10,6 +10,8 @@ mod blocks_js;
 #[cfg(not(feature = "without-task"))]
 mod driver;
 mod error;
+#[cfg(not(feature = "without-task"))]
+mod js_call;
 mod parser;
 mod request;
 mod stream;

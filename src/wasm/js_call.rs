@@ -1,0 +1,93 @@
+//! Calling into user JavaScript from the driver without crossing exceptions into wasm: the
+//! read loop, guarded calls, promise settling, and error messages.
+
+use js_sys::{Function, Promise};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+use web_sys::AbortController;
+
+use super::task_convert::get;
+
+#[wasm_bindgen(inline_js = "export async function clew_pump(stream, push) {
+  const reader = stream.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return;
+    if (push(value)) { reader.cancel().catch(() => {}); return; }
+  }
+}
+export function clew_try(f, self, a, b) {
+  try { return { ok: true, value: f.call(self, a, b) }; } catch (error) { return { ok: false, value: error }; }
+}")]
+extern "C" {
+    /// Reads `stream` to its end, handing each read's bytes to `push` synchronously; stops
+    /// when `push` returns true.
+    #[wasm_bindgen(catch)]
+    pub(super) async fn clew_pump(
+        stream: &JsValue,
+        push: &Closure<dyn FnMut(JsValue) -> bool>,
+    ) -> Result<JsValue, JsValue>;
+
+    /// Calls `f` with `self` and two arguments; a throw comes back as `{ ok: false, value }`.
+    fn clew_try(f: &Function, this: &JsValue, a: &JsValue, b: &JsValue) -> JsValue;
+}
+
+/// The current time in milliseconds.
+pub(super) fn now() -> u64 {
+    js_sys::Date::now().max(0.0) as u64
+}
+
+/// Calls a user's function. A throw comes back as `Err`.
+///
+/// NOTE: the exception is caught in JS (`clew_try`) rather than by a `catch` import: every
+/// exception that crosses into wasm costs a slot of the externref table (measured: about one
+/// slot leaked per throwing tool call).
+pub(super) fn call_with(function: &Function, this: &JsValue, a: &JsValue, b: &JsValue) -> Result<JsValue, JsValue> {
+    let result = clew_try(function, this, a, b);
+    let value = get(&result, "value");
+    if get(&result, "ok").is_truthy() {
+        Ok(value)
+    } else {
+        Err(value)
+    }
+}
+
+/// Calls a user's function with one argument. A throw comes back as `Err`.
+pub(super) fn call(function: &Function, arg: &JsValue) -> Result<JsValue, JsValue> {
+    call_with(function, &JsValue::UNDEFINED, arg, &JsValue::UNDEFINED)
+}
+
+/// Awaits `value` if it is a promise (or thenable); returns it as it is otherwise.
+pub(super) async fn settle(value: Result<JsValue, JsValue>) -> Result<JsValue, JsValue> {
+    let value = value?;
+    if value.has_type::<Promise>() || get(&value, "then").is_function() {
+        JsFuture::from(Promise::resolve(&value)).await
+    } else {
+        Ok(value)
+    }
+}
+
+/// The message of a thrown value.
+pub(super) fn error_message(error: &JsValue) -> String {
+    get(error, "message").as_string().or_else(|| error.as_string()).unwrap_or_else(|| "unknown error".into())
+}
+
+/// A new `AbortController` (none only where the runtime has none).
+pub(super) fn abort_controller() -> Option<AbortController> {
+    AbortController::new().ok()
+}
+
+/// Attaches a no-op rejection handler to a promise whose result is ignored, so that its
+/// failure is not an unhandled rejection.
+pub(super) fn swallow(value: &JsValue) {
+    thread_local! {
+        // NOTE: one handler for the whole instance, created on first use and never freed.
+        static IGNORE: Closure<dyn FnMut(JsValue)> = Closure::new(|_: JsValue| {});
+    }
+    if let Some(promise) = value.dyn_ref::<Promise>() {
+        IGNORE.with(|ignore| {
+            let _ = promise.catch(ignore);
+        });
+    }
+}
