@@ -20,3 +20,12 @@ export function entryFor(conditions, subpath = ".") {
   }
   return join(packageDir, entry);
 }
+
+/** Options of a Miniflare (workerd) instance running `scriptPath` with the installed package, as wrangler bundles it. */
+export function workerOptions(scriptPath) {
+  return {
+    host: "127.0.0.1", port: 0, modules: true, scriptPath, modulesRoot: here,
+    modulesRules: [{ type: "ESModule", include: ["**/*.js", "**/*.mjs"] }, { type: "CompiledWasm", include: ["**/*.wasm"] }],
+    compatibilityDate: "2025-09-01",
+  };
+}

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync, writeFileSync, rmSync } from "node:fs";
 import { join, relative } from "node:path";
 import { Miniflare } from "miniflare";
-import { here, entryFor } from "./package-dir.mjs";
+import { here, entryFor, workerOptions } from "./package-dir.mjs";
 import { anthropicReply, startModelServer } from "./sse-server.mjs";
 
 test("a Worker runs a Task against an SSE upstream and streams its messages", async () => {
@@ -39,11 +39,7 @@ test("a Worker runs a Task against an SSE upstream and streams its messages", as
           return new Response(readable, { headers: { "content-type": "application/x-ndjson" } });
         },
       };`);
-    const mf = new Miniflare({
-      host: "127.0.0.1", port: 0, modules: true, scriptPath: join(dir, "worker.mjs"), modulesRoot: here,
-      modulesRules: [{ type: "ESModule", include: ["**/*.js", "**/*.mjs"] }, { type: "CompiledWasm", include: ["**/*.wasm"] }],
-      compatibilityDate: "2025-09-01",
-    });
+    const mf = new Miniflare(workerOptions(join(dir, "worker.mjs")));
     try {
       const url = await mf.ready;
       const response = await fetch(url, { method: "POST", body: JSON.stringify({ upstream: upstream.url, text: "read a.md" }) });

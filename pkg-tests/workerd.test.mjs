@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync, writeFileSync, rmSync } from "node:fs";
 import { join, relative } from "node:path";
 import { Miniflare } from "miniflare";
-import { here, entryFor } from "./package-dir.mjs";
+import { here, entryFor, workerOptions } from "./package-dir.mjs";
 
 test("a Worker parses a streamed request body with the package", async () => {
   const dir = mkdtempSync(join(here, ".tmp-worker-"));
@@ -28,11 +28,7 @@ test("a Worker parses a streamed request body with the package", async () => {
           return Response.json({ pushes, blocks: parser.blocks(), whole: parseAssistantMessage(parser.text()) });
         },
       };`);
-    const mf = new Miniflare({
-      host: "127.0.0.1", port: 0, modules: true, scriptPath: join(dir, "worker.mjs"), modulesRoot: here,
-      modulesRules: [{ type: "ESModule", include: ["**/*.js", "**/*.mjs"] }, { type: "CompiledWasm", include: ["**/*.wasm"] }],
-      compatibilityDate: "2025-09-01",
-    });
+    const mf = new Miniflare(workerOptions(join(dir, "worker.mjs")));
     try {
       const url = await mf.ready;
       const message = "Let me look.\n<read_file>\n<path>src/main.rs</path>\n</read_file>\n" + "tail ".repeat(4000);
