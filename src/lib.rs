@@ -7,7 +7,7 @@
 
 pub mod core;
 
-pub use crate::core::{agent, parser, stream, utf8};
+pub use crate::core::{agent, json, parser, stream, utf8};
 
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
