@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use crate::core::parser::{ToolSet, ToolSetError};
 use crate::core::stream::model::ModelInfo;
 use crate::core::stream::Format;
+use crate::core::json::Json;
 
 /// The built-in tool that offers the task's result to the user.
 pub const ATTEMPT_COMPLETION: &str = "attempt_completion";
@@ -252,7 +253,7 @@ impl TaskConfig {
                 }
             }
             if let Some(schema) = &tool.input_schema {
-                if serde_json::from_str::<serde_json::Value>(schema).map_or(true, |v| !v.is_object()) {
+                if Json::parse(schema).map_or(true, |v| !v.is_object()) {
                     return Err(error(format!("tools[{i}].inputSchema"), "must be a JSON Schema object"));
                 }
             }

@@ -10,6 +10,7 @@ use super::round::{Round, StreamPhase, Wait};
 use super::task::{Ctx, Phase};
 use super::texts;
 use crate::core::stream::request::{Content, ContentBlock, ImageSource, Message as HistoryMessage, ModelRequest, Role};
+use crate::core::json::Json;
 use crate::core::stream::Usage;
 
 impl Ctx {
@@ -75,25 +76,23 @@ impl Ctx {
         if failure.auto_retry && self.retry_attempts < policy.max_retries {
             self.retry_attempts += 1;
             let delay = policy.delay_ms(self.retry_attempts).max(failure.retry_after_ms.unwrap_or(0));
-            let text = serde_json::json!({
-                "attempt": self.retry_attempts,
-                "maxAttempts": policy.max_retries,
-                "delaySeconds": delay.div_ceil(1000),
-                "errorMessage": failure.message,
-                "code": failure.code,
-            });
+            let text = Json::object()
+                .with("attempt", self.retry_attempts)
+                .with("maxAttempts", policy.max_retries)
+                .with("delaySeconds", delay.div_ceil(1000))
+                .with("errorMessage", &failure.message)
+                .with("code", &failure.code);
             self.say(SayKind::ErrorRetry, text.to_string());
             return Some(self.now.saturating_add(delay));
         }
         if failure.auto_retry && policy.max_retries > 0 {
-            let text = serde_json::json!({
-                "attempt": policy.max_retries,
-                "maxAttempts": policy.max_retries,
-                "delaySeconds": 0,
-                "failed": true,
-                "errorMessage": failure.message,
-                "code": failure.code,
-            });
+            let text = Json::object()
+                .with("attempt", policy.max_retries)
+                .with("maxAttempts", policy.max_retries)
+                .with("delaySeconds", 0u64)
+                .with("failed", true)
+                .with("errorMessage", &failure.message)
+                .with("code", &failure.code);
             self.say(SayKind::ErrorRetry, text.to_string());
         }
         None
@@ -146,9 +145,9 @@ impl Ctx {
             blocks.push(ContentBlock::Text { text: format!("{text}{}", marker.unwrap_or_default()) });
         }
         for call in round.natives.calls() {
-            let input = serde_json::from_str::<serde_json::Value>(call.arguments.raw())
+            let input = Json::parse(call.arguments.raw())
                 .ok()
-                .filter(serde_json::Value::is_object)
+                .filter(Json::is_object)
                 .unwrap_or_else(|| super::tool_call::params_object(call));
             blocks.push(ContentBlock::ToolUse { id: call.id.clone(), name: call.name.clone(), input });
         }
@@ -160,9 +159,10 @@ impl Ctx {
     /// Marks the round's `api_req_started` message cancelled by the user, without a say.
     pub(super) fn cancel_api_req(&mut self, ts: u64) {
         let Some(message) = self.transcript.get_mut(ts) else { return };
-        if let Ok(serde_json::Value::Object(mut map)) = serde_json::from_str::<serde_json::Value>(&message.text) {
-            map.insert("cancelReason".into(), "user_cancelled".into());
-            message.text = serde_json::Value::Object(map).to_string();
+        if let Ok(info) = Json::parse(&message.text).map(|info| info.with("cancelReason", "user_cancelled")) {
+            if info.is_object() {
+                message.text = info.to_string();
+            }
         }
     }
 
@@ -176,17 +176,15 @@ impl Ctx {
             + usage.cache_write_tokens.unwrap_or(0)
             + usage.cache_read_tokens.unwrap_or(0);
         let Some(message) = self.transcript.get_mut(round.api_req_ts) else { return };
-        let mut info: serde_json::Value = serde_json::from_str(&message.text).unwrap_or_else(|_| serde_json::json!({}));
-        if let serde_json::Value::Object(map) = &mut info {
-            map.insert("tokensIn".into(), usage.input_tokens.into());
-            map.insert("tokensOut".into(), usage.output_tokens.into());
-            map.insert("cacheWrites".into(), usage.cache_write_tokens.unwrap_or(0).into());
-            map.insert("cacheReads".into(), usage.cache_read_tokens.unwrap_or(0).into());
-            map.insert("cost".into(), cost.into());
-            if let Some((reason, text)) = cancel {
-                map.insert("cancelReason".into(), reason.into());
-                map.insert("streamingFailedMessage".into(), text.into());
-            }
+        let mut info = Json::parse(&message.text).ok().filter(Json::is_object).unwrap_or_else(Json::object);
+        info.set("tokensIn", usage.input_tokens);
+        info.set("tokensOut", usage.output_tokens);
+        info.set("cacheWrites", usage.cache_write_tokens.unwrap_or(0));
+        info.set("cacheReads", usage.cache_read_tokens.unwrap_or(0));
+        info.set("cost", cost);
+        if let Some((reason, text)) = cancel {
+            info.set("cancelReason", reason);
+            info.set("streamingFailedMessage", text);
         }
         message.text = info.to_string();
         message.partial = Some(false);

@@ -149,6 +149,7 @@ pub fn max_allowed_tokens(context_window: Option<u64>) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::json::Json;
 
     fn text(role: Role, text: &str) -> Message {
         Message { role, content: Content::Text(text.into()) }
@@ -181,7 +182,7 @@ mod tests {
     #[test]
     fn a_tool_use_is_never_split_from_its_result() {
         let call =
-            ContentBlock::ToolUse { id: "t1".into(), name: "read".into(), input: serde_json::json!({"path": "a"}) };
+            ContentBlock::ToolUse { id: "t1".into(), name: "read".into(), input: Json::object().with("path", "a") };
         let result =
             ContentBlock::ToolResult { tool_use_id: "t1".into(), content: Content::Text("ok".into()), is_error: false };
         let history = vec![

@@ -17,6 +17,7 @@ use super::task::Ctx;
 use super::texts;
 use super::tool_call;
 use crate::core::stream::Chunk;
+use crate::core::json::Json;
 
 impl Ctx {
     /// Takes one decoded chunk; returns whether reading must stop (a tool was denied, or one
@@ -137,13 +138,12 @@ impl Ctx {
         match job.name.as_str() {
             ATTEMPT_COMPLETION => Some((MessageKind::Say(SayKind::CompletionResult), value("result"))),
             ASK_FOLLOWUP_QUESTION => {
-                let text = serde_json::json!({ "question": value("question"), "options": value("options") });
+                let text = Json::object().with("question", value("question")).with("options", value("options"));
                 Some((MessageKind::Ask(AskKind::Followup), text.to_string()))
             }
             name if self.config.tool(name).is_some() => {
-                let params: serde_json::Map<String, serde_json::Value> =
-                    job.params.iter().map(|(k, _)| (k.clone(), value(k).into())).collect();
-                let text = serde_json::json!({ "tool": name, "params": params }).to_string();
+                let params = Json::from_members(job.params.iter().map(|(k, _)| (k.clone(), Json::from(value(k)))));
+                let text = Json::object().with("tool", name).with("params", params).to_string();
                 let kind = if tool_call::auto_approved(&self.config, name) {
                     MessageKind::Say(SayKind::Tool)
                 } else {

@@ -12,6 +12,7 @@ use super::task::{Phase, Task};
 use super::texts;
 use crate::core::stream::request::{Content, ContentBlock, Message as HistoryMessage, Role};
 use crate::core::stream::{Chunk, StreamDecoder, StreamError};
+use crate::core::json::Json;
 
 impl Task {
     /// Decoded chunks in, then the decoder's verdict; `end` when the body ended.
@@ -153,7 +154,7 @@ impl Task {
             self.ctx.initial_checkpoint = Some(id);
             self.ctx.effects.push_back(Effect::SaveCheckpoint { id, kind: CheckpointKind::Initial });
         }
-        let request = serde_json::json!({ "request": summarize(&content) }).to_string();
+        let request = Json::object().with("request", summarize(&content)).to_string();
         let api_req_ts = self.ctx.transcript.append(
             self.ctx.now,
             MessageKind::Say(SayKind::ApiReqStarted),

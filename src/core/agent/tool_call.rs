@@ -7,6 +7,7 @@ use super::round::{Item, Round, ToolJob};
 use super::task::Ctx;
 use super::texts;
 use crate::core::stream::request::{Content, ContentBlock, ImageSource, ToolDefinition};
+use crate::core::json::Json;
 use crate::core::stream::NativeToolCall;
 
 /// Whether `name` runs without asking.
@@ -21,12 +22,8 @@ pub(crate) fn native_params(call: &NativeToolCall) -> Vec<(String, String)> {
 }
 
 /// A native call's arguments as an object, from what was read (for invalid JSON).
-pub(crate) fn params_object(call: &NativeToolCall) -> serde_json::Value {
-    native_params(call)
-        .into_iter()
-        .map(|(k, v)| (k, serde_json::Value::String(v)))
-        .collect::<serde_json::Map<_, _>>()
-        .into()
+pub(crate) fn params_object(call: &NativeToolCall) -> Json {
+    Json::from_members(native_params(call).into_iter().map(|(k, v)| (k, Json::String(v))))
 }
 
 /// The tool definitions sent for native tool calling.
@@ -37,16 +34,16 @@ pub(crate) fn definitions(config: &TaskConfig) -> Vec<ToolDefinition> {
             let schema = config
                 .tool(&name)
                 .and_then(|t| t.input_schema.as_deref())
-                .and_then(|s| serde_json::from_str(s).ok())
+                .and_then(|s| Json::parse(s).ok())
                 .unwrap_or_else(|| {
-                    let properties: serde_json::Map<String, serde_json::Value> = params
-                        .iter()
-                        .map(|p| {
-                            (p.name.clone(), serde_json::json!({ "type": "string", "description": p.description }))
-                        })
-                        .collect();
-                    let required: Vec<&str> = params.iter().filter(|p| p.required).map(|p| p.name.as_str()).collect();
-                    serde_json::json!({ "type": "object", "properties": properties, "required": required })
+                    let properties = params.iter().map(|p| {
+                        (p.name.clone(), Json::object().with("type", "string").with("description", &p.description))
+                    });
+                    let required: Vec<Json> = params.iter().filter(|p| p.required).map(|p| Json::from(&p.name)).collect();
+                    Json::object()
+                        .with("type", "object")
+                        .with("properties", Json::from_members(properties))
+                        .with("required", required)
                 });
             ToolDefinition { name, description, input_schema: schema }
         })

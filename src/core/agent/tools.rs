@@ -16,6 +16,7 @@ use super::texts;
 use crate::core::stream::request::{Content, ContentBlock};
 
 use super::tool_call::{auto_approved, get, result_blocks, result_blocks_raw};
+use crate::core::json::Json;
 
 impl Ctx {
     /// Starts the job of a complete tool block.
@@ -59,7 +60,7 @@ impl Ctx {
                 self.push_result(round, &job, result_blocks(&job, texts::yolo_followup(), Vec::new(), false));
             }
             ASK_FOLLOWUP_QUESTION => {
-                let text = serde_json::json!({ "question": get(&job, "question"), "options": get(&job, "options") });
+                let text = Json::object().with("question", get(&job, "question")).with("options", get(&job, "options"));
                 let ask_ts = self.final_block_message(round, MessageKind::Ask(AskKind::Followup), text.to_string());
                 round.wait = Wait::Followup { ask_ts, job };
             }
@@ -95,11 +96,8 @@ impl Ctx {
     }
 
     fn approve(&mut self, round: &mut Round, job: ToolJob) {
-        let text = serde_json::json!({
-            "tool": job.name,
-            "params": job.params.iter().map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone()))).collect::<serde_json::Map<_, _>>(),
-        })
-        .to_string();
+        let params = Json::from_members(job.params.iter().map(|(k, v)| (k.clone(), Json::from(v))));
+        let text = Json::object().with("tool", &job.name).with("params", params).to_string();
         if auto_approved(&self.config, &job.name) {
             self.final_block_message(round, MessageKind::Say(SayKind::Tool), text);
             self.run(round, job);
@@ -187,7 +185,8 @@ impl Ctx {
     fn count_identical(&mut self, round: &mut Round, job: &ToolJob) {
         let mut params: Vec<&(String, String)> = job.params.iter().filter(|(k, _)| k != "task_progress").collect();
         params.sort();
-        let signature = serde_json::to_string(&params).unwrap_or_default();
+        let signature =
+            Json::Array(params.iter().map(|(k, v)| Json::Array(vec![Json::from(k), Json::from(v)])).collect()).to_string();
         let (name, last, count) = &mut self.identical;
         if *name == job.name && *last == signature {
             *count += 1;

@@ -85,6 +85,21 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// Whether the next value is an object (not consumed).
+    pub fn is_object(&mut self) -> bool {
+        self.peek() == Some(b'{')
+    }
+
+    /// Whether the next value is an array (not consumed).
+    pub fn is_array(&mut self) -> bool {
+        self.peek() == Some(b'[')
+    }
+
+    /// Whether the next value is a string (not consumed).
+    pub fn is_string(&mut self) -> bool {
+        self.peek() == Some(b'"')
+    }
+
     /// Whether the next value is `null` (not consumed).
     pub fn is_null(&mut self) -> bool {
         self.peek() == Some(b'n')
@@ -162,6 +177,11 @@ impl<'a> Reader<'a> {
         } else {
             self.skip().map(|()| None)
         }
+    }
+
+    /// [`Reader::string`], owned.
+    pub fn string_owned(&mut self) -> Result<Option<String>> {
+        Ok(self.string()?.map(Cow::into_owned))
     }
 
     /// A number's text; `None` for null or another type (skipped).

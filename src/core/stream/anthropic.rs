@@ -8,12 +8,11 @@
 //! lists `iterations`: the billed totals are the sums over the steps on the requested model
 //! (compaction and message, not an advisor on another model).
 
-use serde::Deserialize;
-
 use super::chunk::{Chunk, Usage};
 use super::error::{ErrorBody, StreamError};
-use super::json::parse_data;
+use super::json::read_data;
 use super::sse::SseEvent;
+use crate::core::json::{Json, JsonError, Reader};
 
 /// State of one Anthropic stream.
 #[derive(Clone, Debug, Default)]
@@ -33,24 +32,37 @@ struct Reported {
     cache_read: u64,
 }
 
-#[derive(Deserialize)]
-struct TypeOnly<'a> {
-    #[serde(rename = "type", borrow)]
-    kind: &'a str,
-}
-
-#[derive(Deserialize)]
-struct MessageStart {
-    message: StartMessage,
-}
-
-#[derive(Deserialize)]
-struct StartMessage {
-    #[serde(default)]
+/// Every field any event carries, read in one pass (members may come in any order).
+#[derive(Default)]
+struct Event {
+    kind: Option<String>,
+    index: u64,
+    /// `message.usage` of `message_start`.
+    start_usage: Option<WireUsage>,
+    /// `content_block` of `content_block_start`.
+    block: Block,
+    /// `delta` of `content_block_delta` and `message_delta`.
+    delta: Block,
+    /// `usage` of `message_delta`.
     usage: Option<WireUsage>,
+    error: Option<Json>,
 }
 
-#[derive(Deserialize, Default)]
+/// A content block or a delta: the union of their fields.
+#[derive(Default)]
+struct Block {
+    kind: String,
+    text: Option<String>,
+    thinking: Option<String>,
+    signature: Option<String>,
+    data: Option<String>,
+    id: Option<String>,
+    name: Option<String>,
+    partial_json: Option<String>,
+    stop_reason: Option<String>,
+}
+
+#[derive(Default)]
 struct WireUsage {
     input_tokens: Option<u64>,
     output_tokens: Option<u64>,
@@ -62,14 +74,98 @@ struct WireUsage {
 
 /// One step of a compacted request: `compaction` and `message` run on the requested model
 /// and are billed as its usage; an `advisor` step runs on another model.
-#[derive(Deserialize)]
+#[derive(Default)]
 struct WireIteration {
-    #[serde(rename = "type")]
     kind: Option<String>,
     input_tokens: Option<u64>,
     output_tokens: Option<u64>,
     cache_creation_input_tokens: Option<u64>,
     cache_read_input_tokens: Option<u64>,
+}
+
+fn read_event(r: &mut Reader<'_>) -> Result<Event, JsonError> {
+    let mut event = Event::default();
+    r.object(|r, key| match &*key {
+        "type" => r.string_owned().map(|v| event.kind = v),
+        "index" => r.u64().map(|v| event.index = v.unwrap_or(0)),
+        "message" if r.is_object() => r.object(|r, key| match &*key {
+            "usage" if r.is_object() => read_usage(r).map(|u| event.start_usage = Some(u)),
+            _ => r.skip(),
+        }),
+        "content_block" if r.is_object() => read_block(r, &mut event.block),
+        "delta" if r.is_object() => read_block(r, &mut event.delta),
+        "usage" if r.is_object() => read_usage(r).map(|u| event.usage = Some(u)),
+        "error" => r.value().map(|v| event.error = Some(v)),
+        _ => r.skip(),
+    })?;
+    Ok(event)
+}
+
+fn read_block(r: &mut Reader<'_>, block: &mut Block) -> Result<(), JsonError> {
+    r.object(|r, key| {
+        let slot = match &*key {
+            "type" => return r.string_owned().map(|v| block.kind = v.unwrap_or_default()),
+            "text" => &mut block.text,
+            "thinking" => &mut block.thinking,
+            "signature" => &mut block.signature,
+            "data" => &mut block.data,
+            "id" => &mut block.id,
+            "name" => &mut block.name,
+            "partial_json" => &mut block.partial_json,
+            "stop_reason" => &mut block.stop_reason,
+            _ => return r.skip(),
+        };
+        *slot = r.string_owned()?;
+        Ok(())
+    })
+}
+
+/// Reads token counts into `counts` (input, output, cache write, cache read) and returns
+/// the step's `type`.
+fn read_counts(r: &mut Reader<'_>, counts: &mut [Option<u64>; 4], mut other: impl FnMut(&mut Reader<'_>, &str) -> Result<(), JsonError>) -> Result<(), JsonError> {
+    r.object(|r, key| {
+        let at = match &*key {
+            "input_tokens" => 0,
+            "output_tokens" => 1,
+            "cache_creation_input_tokens" => 2,
+            "cache_read_input_tokens" => 3,
+            other_key => return other(r, other_key),
+        };
+        let value = r.u64()?;
+        if let Some(slot) = counts.get_mut(at) {
+            *slot = value;
+        }
+        Ok(())
+    })
+}
+
+fn read_usage(r: &mut Reader<'_>) -> Result<WireUsage, JsonError> {
+    let mut counts = [None; 4];
+    let mut iterations = None;
+    read_counts(r, &mut counts, |r, key| match key {
+        "iterations" if r.is_array() => {
+            let mut steps = Vec::new();
+            r.array(|r| {
+                if !r.is_object() {
+                    return r.skip();
+                }
+                let mut counts = [None; 4];
+                let mut kind = None;
+                read_counts(r, &mut counts, |r, key| match key {
+                    "type" => r.string_owned().map(|v| kind = v),
+                    _ => r.skip(),
+                })?;
+                let [input_tokens, output_tokens, cache_creation_input_tokens, cache_read_input_tokens] = counts;
+                steps.push(WireIteration { kind, input_tokens, output_tokens, cache_creation_input_tokens, cache_read_input_tokens });
+                Ok(())
+            })?;
+            iterations = Some(steps);
+            Ok(())
+        }
+        _ => r.skip(),
+    })?;
+    let [input_tokens, output_tokens, cache_creation_input_tokens, cache_read_input_tokens] = counts;
+    Ok(WireUsage { input_tokens, output_tokens, cache_creation_input_tokens, cache_read_input_tokens, iterations })
 }
 
 impl WireUsage {
@@ -93,100 +189,31 @@ impl WireUsage {
     }
 }
 
-#[derive(Deserialize)]
-struct BlockStart {
-    index: u64,
-    content_block: ContentBlock,
-}
-
-#[derive(Deserialize)]
-struct ContentBlock {
-    #[serde(rename = "type")]
-    kind: String,
-    text: Option<String>,
-    thinking: Option<String>,
-    signature: Option<String>,
-    data: Option<String>,
-    id: Option<String>,
-    name: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct BlockDelta {
-    index: u64,
-    delta: Delta,
-}
-
-#[derive(Deserialize)]
-struct Delta {
-    #[serde(rename = "type")]
-    kind: String,
-    text: Option<String>,
-    thinking: Option<String>,
-    signature: Option<String>,
-    partial_json: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct BlockStop {
-    index: u64,
-}
-
-#[derive(Deserialize)]
-struct MessageDelta {
-    #[serde(default)]
-    delta: Option<MessageDeltaBody>,
-    #[serde(default)]
-    usage: Option<WireUsage>,
-}
-
-#[derive(Deserialize)]
-struct MessageDeltaBody {
-    stop_reason: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct ErrorEvent {
-    error: serde_json::Value,
-}
-
 impl AnthropicDecoder {
     pub(crate) fn on_event(&mut self, event: SseEvent<'_>, out: &mut Vec<Chunk>) -> Result<(), StreamError> {
-        let data = event.data;
+        let data = read_data(event.data, read_event)?;
         // Proxies sometimes drop `event:` lines; the JSON's own `type` says the same.
-        let kind = if event.event.is_empty() { parse_data::<TypeOnly<'_>>(data)?.kind } else { event.event };
+        let kind = if event.event.is_empty() { data.kind.as_deref().unwrap_or_default() } else { event.event };
         match kind {
-            "message_start" => {
-                let start: MessageStart = parse_data(data)?;
-                self.usage(start.message.usage.unwrap_or_default(), out);
-            }
-            "content_block_start" => {
-                let start: BlockStart = parse_data(data)?;
-                self.block_start(start, out);
-            }
-            "content_block_delta" => {
-                let delta: BlockDelta = parse_data(data)?;
-                self.block_delta(delta, out);
-            }
+            "message_start" => self.usage(data.start_usage.unwrap_or_default(), out),
+            "content_block_start" => self.block_start(data.index, data.block, out),
+            "content_block_delta" => self.block_delta(data.index, data.delta, out),
             "content_block_stop" => {
-                let stop: BlockStop = parse_data(data)?;
-                if self.tool.as_ref().is_some_and(|(index, ..)| *index == stop.index) {
+                if self.tool.as_ref().is_some_and(|(index, ..)| *index == data.index) {
                     self.tool = None;
                 }
             }
             "message_delta" => {
-                let delta: MessageDelta = parse_data(data)?;
-                if let Some(usage) = delta.usage {
+                if let Some(usage) = data.usage {
                     self.usage(usage, out);
                 }
-                if let Some(reason) = delta.delta.and_then(|d| d.stop_reason) {
+                if let Some(reason) = data.delta.stop_reason {
                     out.push(Chunk::Stop { reason });
                 }
             }
             "message_stop" => self.stopped = true,
             "error" => {
-                let event: ErrorEvent = parse_data(data)?;
-                let ErrorBody { kind, message } = ErrorBody::from_value(event.error);
+                let ErrorBody { kind, message } = ErrorBody::from_value(data.error.unwrap_or_default());
                 return Err(StreamError::Provider {
                     kind: kind.unwrap_or_else(|| "error".into()),
                     message: message.unwrap_or_default(),
@@ -205,13 +232,12 @@ impl AnthropicDecoder {
         }
     }
 
-    fn block_start(&mut self, start: BlockStart, out: &mut Vec<Chunk>) {
-        let block = start.content_block;
+    fn block_start(&mut self, index: u64, block: Block, out: &mut Vec<Chunk>) {
         match block.kind.as_str() {
             "text" => {
                 // NOTE: as the reference does, a text block after another block starts on a
                 // new line, so the reply's text reads the same once concatenated.
-                if start.index > 0 {
+                if index > 0 {
                     out.push(Chunk::text("\n"));
                 }
                 if let Some(text) = block.text.filter(|t| !t.is_empty()) {
@@ -236,14 +262,13 @@ impl AnthropicDecoder {
             "tool_use" => {
                 let (id, name) = (block.id.unwrap_or_default(), block.name.unwrap_or_default());
                 out.push(Chunk::tool_call(&id, Some(&name), None));
-                self.tool = Some((start.index, id, name));
+                self.tool = Some((index, id, name));
             }
             _ => {}
         }
     }
 
-    fn block_delta(&mut self, delta: BlockDelta, out: &mut Vec<Chunk>) {
-        let body = delta.delta;
+    fn block_delta(&mut self, index: u64, body: Block, out: &mut Vec<Chunk>) {
         match body.kind.as_str() {
             "text_delta" => {
                 if let Some(text) = body.text.filter(|t| !t.is_empty()) {
@@ -266,8 +291,8 @@ impl AnthropicDecoder {
             }
             "input_json_delta" => {
                 let json = body.partial_json.filter(|j| !j.is_empty());
-                if let (Some((index, id, name)), Some(json)) = (&self.tool, json) {
-                    if *index == delta.index {
+                if let (Some((tool_index, id, name)), Some(json)) = (&self.tool, json) {
+                    if *tool_index == index {
                         out.push(Chunk::tool_call(id, Some(name), Some(&json)));
                     }
                 }

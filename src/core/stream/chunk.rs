@@ -3,9 +3,11 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::core::json::{write_string, Json, JsonError, Reader};
+
 /// One piece of a model's reply.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case", try_from = "WireChunk")]
+#[serde(tag = "type", rename_all = "snake_case")]
 pub enum Chunk {
     /// Reply text.
     Text {
@@ -80,59 +82,155 @@ pub struct Usage {
     pub total_cost: Option<f64>,
 }
 
-/// Any chunk's fields, flat: what JSON input is read into before it becomes a [`Chunk`].
-///
-/// NOTE: a derived `#[serde(tag = "type")]` reader buffers every value first; reading
-/// this flat struct instead keeps the wasm build much smaller.
-#[derive(Deserialize)]
-struct WireChunk {
-    #[serde(rename = "type")]
-    kind: String,
-    text: Option<String>,
-    reasoning: Option<String>,
-    signature: Option<String>,
-    redacted_data: Option<String>,
-    tool_call: Option<ToolCall>,
-    #[serde(rename = "inputTokens")]
-    input_tokens: Option<u64>,
-    #[serde(rename = "outputTokens")]
-    output_tokens: Option<u64>,
-    #[serde(rename = "cacheWriteTokens")]
-    cache_write_tokens: Option<u64>,
-    #[serde(rename = "cacheReadTokens")]
-    cache_read_tokens: Option<u64>,
-    #[serde(rename = "totalCost")]
-    total_cost: Option<f64>,
-    reason: Option<String>,
+/// Reads one chunk in its JSON shape (the "chunks" format): the fields of every kind are
+/// read in one pass, then checked against the kind.
+pub(crate) fn read_chunk(r: &mut Reader<'_>) -> Result<Chunk, JsonError> {
+    let (mut kind, mut text, mut reasoning, mut signature, mut redacted_data, mut reason) =
+        (None, None, None, None, None, None);
+    let mut tool_call = None;
+    let mut usage = Usage::default();
+    let mut input = None;
+    let mut output = None;
+    r.object(|r, key| match &*key {
+        "type" => r.string_owned().map(|v| kind = v),
+        "text" => r.string_owned().map(|v| text = v),
+        "reasoning" => r.string_owned().map(|v| reasoning = v),
+        "signature" => r.string_owned().map(|v| signature = v),
+        "redacted_data" => r.string_owned().map(|v| redacted_data = v),
+        "reason" => r.string_owned().map(|v| reason = v),
+        "tool_call" if r.is_object() => read_tool_call(r).map(|call| tool_call = Some(call)),
+        "inputTokens" => r.u64().map(|v| input = v),
+        "outputTokens" => r.u64().map(|v| output = v),
+        "cacheWriteTokens" => r.u64().map(|v| usage.cache_write_tokens = v),
+        "cacheReadTokens" => r.u64().map(|v| usage.cache_read_tokens = v),
+        "totalCost" => r.number().map(|v| usage.total_cost = v.map(|n| n.as_f64())),
+        _ => r.skip(),
+    })?;
+    let missing = |reason: &'static str| JsonError { at: 0, reason };
+    Ok(match kind.as_deref() {
+        Some("text") => Chunk::Text { text: text.ok_or_else(|| missing("a text chunk needs `text`"))? },
+        Some("reasoning") => Chunk::Reasoning { reasoning: reasoning.unwrap_or_default(), signature, redacted_data },
+        Some("tool_calls") => {
+            Chunk::ToolCalls { tool_call: tool_call.ok_or_else(|| missing("a tool_calls chunk needs `tool_call`"))? }
+        }
+        Some("usage") => {
+            usage.input_tokens = input.unwrap_or(0);
+            usage.output_tokens = output.unwrap_or(0);
+            Chunk::Usage(usage)
+        }
+        Some("stop") => Chunk::Stop { reason: reason.ok_or_else(|| missing("a stop chunk needs `reason`"))? },
+        Some(_) => return Err(missing("unknown chunk type")),
+        None => return Err(missing("a chunk needs `type`")),
+    })
 }
 
-impl TryFrom<WireChunk> for Chunk {
-    type Error = String;
+fn read_tool_call(r: &mut Reader<'_>) -> Result<ToolCall, JsonError> {
+    let mut call = ToolCall::default();
+    let mut function = false;
+    r.object(|r, key| match &*key {
+        "call_id" => r.string_owned().map(|v| call.call_id = v),
+        "function" if r.is_object() => {
+            function = true;
+            r.object(|r, key| {
+                let slot = match &*key {
+                    "id" => &mut call.function.id,
+                    "name" => &mut call.function.name,
+                    "arguments" => &mut call.function.arguments,
+                    _ => return r.skip(),
+                };
+                *slot = r.string_owned()?;
+                Ok(())
+            })
+        }
+        _ => r.skip(),
+    })?;
+    if function {
+        Ok(call)
+    } else {
+        Err(JsonError { at: 0, reason: "a tool call needs `function`" })
+    }
+}
 
-    fn try_from(wire: WireChunk) -> Result<Self, String> {
-        let missing = |field: &str| format!("a {} chunk needs `{field}`", wire.kind);
-        Ok(match wire.kind.as_str() {
-            "text" => Self::Text { text: wire.text.ok_or_else(|| missing("text"))? },
-            "reasoning" => Self::Reasoning {
-                reasoning: wire.reasoning.unwrap_or_default(),
-                signature: wire.signature,
-                redacted_data: wire.redacted_data,
-            },
-            "tool_calls" => Self::ToolCalls { tool_call: wire.tool_call.ok_or_else(|| missing("tool_call"))? },
-            "usage" => Self::Usage(Usage {
-                input_tokens: wire.input_tokens.unwrap_or(0),
-                output_tokens: wire.output_tokens.unwrap_or(0),
-                cache_write_tokens: wire.cache_write_tokens,
-                cache_read_tokens: wire.cache_read_tokens,
-                total_cost: wire.total_cost,
-            }),
-            "stop" => Self::Stop { reason: wire.reason.ok_or_else(|| missing("reason"))? },
-            other => return Err(format!("unknown chunk type \"{other}\"")),
-        })
+/// Writes `key` and a string value as an object member (after the first).
+fn member(out: &mut String, key: &str, value: &str) {
+    out.push_str(",\"");
+    out.push_str(key);
+    out.push_str("\":");
+    write_string(out, value);
+}
+
+fn optional(out: &mut String, key: &str, value: Option<&String>) {
+    if let Some(value) = value {
+        member(out, key, value);
+    }
+}
+
+fn count(out: &mut String, key: &str, value: Option<u64>) {
+    if let Some(value) = value {
+        out.push_str(",\"");
+        out.push_str(key);
+        out.push_str("\":");
+        out.push_str(&value.to_string());
     }
 }
 
 impl Chunk {
+    /// Appends the chunk's JSON (the shape JavaScript users get) to `out`.
+    pub fn write_json(&self, out: &mut String) {
+        match self {
+            Self::Text { text } => {
+                out.push_str("{\"type\":\"text\"");
+                member(out, "text", text);
+            }
+            Self::Reasoning { reasoning, signature, redacted_data } => {
+                out.push_str("{\"type\":\"reasoning\"");
+                member(out, "reasoning", reasoning);
+                optional(out, "signature", signature.as_ref());
+                optional(out, "redacted_data", redacted_data.as_ref());
+            }
+            Self::ToolCalls { tool_call } => {
+                out.push_str("{\"type\":\"tool_calls\",\"tool_call\":{");
+                if let Some(id) = &tool_call.call_id {
+                    out.push_str("\"call_id\":");
+                    write_string(out, id);
+                    out.push(',');
+                }
+                out.push_str("\"function\":{");
+                let f = &tool_call.function;
+                let fields = [("id", &f.id), ("name", &f.name), ("arguments", &f.arguments)];
+                let mut first = true;
+                for (key, value) in fields {
+                    if let Some(value) = value {
+                        if !first {
+                            out.push(',');
+                        }
+                        first = false;
+                        write_string(out, key);
+                        out.push(':');
+                        write_string(out, value);
+                    }
+                }
+                out.push_str("}}");
+            }
+            Self::Usage(usage) => {
+                out.push_str("{\"type\":\"usage\"");
+                count(out, "inputTokens", Some(usage.input_tokens));
+                count(out, "outputTokens", Some(usage.output_tokens));
+                count(out, "cacheWriteTokens", usage.cache_write_tokens);
+                count(out, "cacheReadTokens", usage.cache_read_tokens);
+                if let Some(Json::Number(cost)) = usage.total_cost.map(Json::from) {
+                    out.push_str(",\"totalCost\":");
+                    out.push_str(cost.as_str());
+                }
+            }
+            Self::Stop { reason } => {
+                out.push_str("{\"type\":\"stop\"");
+                member(out, "reason", reason);
+            }
+        }
+        out.push('}');
+    }
+
     /// A text chunk.
     pub fn text(text: impl Into<String>) -> Self {
         Self::Text { text: text.into() }

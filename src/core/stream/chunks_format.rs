@@ -4,7 +4,8 @@
 
 use super::chunk::Chunk;
 use super::error::{error_in_json, ErrorBody, StreamError};
-use super::json::parse_data;
+use super::chunk::read_chunk;
+use super::json::read_data;
 
 /// Handles one line of a chunks stream.
 pub(crate) fn on_line(line: &str, out: &mut Vec<Chunk>) -> Result<(), StreamError> {
@@ -16,7 +17,7 @@ pub(crate) fn on_line(line: &str, out: &mut Vec<Chunk>) -> Result<(), StreamErro
     if json.is_empty() || json == "[DONE]" {
         return Ok(());
     }
-    match parse_data(json) {
+    match read_data(json, read_chunk) {
         Ok(chunk) => {
             out.push(chunk);
             Ok(())

@@ -6,7 +6,7 @@
 
 use std::fmt;
 
-use serde::Deserialize;
+use crate::core::json::Json;
 
 use super::preview;
 
@@ -170,47 +170,34 @@ pub(crate) struct ErrorBody {
     pub(crate) message: Option<String>,
 }
 
-#[derive(Deserialize)]
-struct ErrorFields {
-    #[serde(rename = "type")]
-    kind: Option<serde_json::Value>,
-    code: Option<serde_json::Value>,
-    message: Option<serde_json::Value>,
-}
-
-#[derive(Deserialize)]
-struct Envelope {
-    error: Option<serde_json::Value>,
-}
-
-fn text_of(value: Option<serde_json::Value>) -> Option<String> {
+/// A member as error text: a string as is, another value as its JSON, `null` as nothing.
+fn text_of(value: Option<&Json>) -> Option<String> {
     match value? {
-        serde_json::Value::String(s) => Some(s),
-        serde_json::Value::Null => None,
+        Json::String(s) => Some(s.clone()),
+        Json::Null => None,
         other => Some(other.to_string()),
     }
 }
 
 impl ErrorBody {
     /// Reads the error object of a provider (the `error` member of `value`).
-    pub(crate) fn from_value(error: serde_json::Value) -> Self {
+    pub(crate) fn from_value(error: Json) -> Self {
         match error {
-            serde_json::Value::String(message) => Self { kind: None, message: Some(message) },
-            value => match serde_json::from_value::<ErrorFields>(value) {
-                Ok(fields) => Self {
-                    kind: text_of(fields.code).or_else(|| text_of(fields.kind)),
-                    message: text_of(fields.message),
-                },
-                Err(_) => Self { kind: None, message: None },
+            Json::String(message) => Self { kind: None, message: Some(message) },
+            fields @ Json::Object(_) => Self {
+                kind: text_of(fields.get("code")).or_else(|| text_of(fields.get("type"))),
+                message: text_of(fields.get("message")),
             },
+            _ => Self { kind: None, message: None },
         }
     }
 }
 
 /// The error object of a JSON body, if it is one.
 pub(crate) fn error_in_json(body: &str) -> Option<ErrorBody> {
-    let envelope: Envelope = serde_json::from_str(body.trim()).ok()?;
-    envelope.error.map(ErrorBody::from_value)
+    let envelope = Json::parse(body.trim()).ok()?;
+    let error = envelope.get("error")?;
+    (!error.is_null()).then(|| ErrorBody::from_value(error.clone()))
 }
 
 /// `retry-after` as milliseconds: delta-seconds, or an IMF-fixdate against `now_ms`.

@@ -1,12 +1,17 @@
-//! Typed parsing of one data line, with the error the user needs when it fails.
-
-use serde::Deserialize;
+//! Reading one data line with the JSON reader, with the error the user needs when it fails.
 
 use super::error::StreamError;
 use super::preview;
+use crate::core::json::{JsonError, Reader};
 
-/// Parses `data` as `T`, or reports the line as malformed JSON.
-pub(crate) fn parse_data<'a, T: Deserialize<'a>>(data: &'a str) -> Result<T, StreamError> {
-    serde_json::from_str(data)
+/// Reads `data` with `read` (which must consume one value), or reports the line as
+/// malformed JSON.
+pub(crate) fn read_data<'a, T>(
+    data: &'a str,
+    read: impl FnOnce(&mut Reader<'a>) -> Result<T, JsonError>,
+) -> Result<T, StreamError> {
+    let mut reader = Reader::new(data);
+    read(&mut reader)
+        .and_then(|value| reader.end().map(|()| value))
         .map_err(|error| StreamError::MalformedJson { line: preview(data.as_bytes()), reason: error.to_string() })
 }

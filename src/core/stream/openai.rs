@@ -11,12 +11,11 @@
 //! `reasoning_details[].text`; a `refusal` is shown as text and the stop says `refusal`; a
 //! repeated `finish_reason` gives one stop chunk.
 
-use serde::Deserialize;
-
 use super::chunk::{Chunk, Usage};
 use super::error::{ErrorBody, StreamError};
-use super::json::parse_data;
+use super::json::read_data;
 use super::sse::SseEvent;
+use crate::core::json::{Json, JsonError, Reader};
 
 /// State of one OpenAI-compatible stream.
 #[derive(Clone, Debug, Default)]
@@ -37,124 +36,183 @@ struct CallSlot {
     held_arguments: String,
 }
 
-#[derive(Deserialize)]
+/// One `chat.completion.chunk`, as far as the decoder reads it.
+#[derive(Default)]
 struct ChatChunk {
-    #[serde(default)]
     choices: Vec<Choice>,
     usage: Option<WireUsage>,
-    error: Option<serde_json::Value>,
-    /// Groq's streams before late 2025 put usage only here.
-    x_groq: Option<GroqExtra>,
+    error: Option<Json>,
+    /// Groq's streams before late 2025 put usage only in `x_groq.usage`.
+    groq_usage: Option<WireUsage>,
 }
 
-#[derive(Deserialize)]
-struct GroqExtra {
-    usage: Option<WireUsage>,
-}
-
-#[derive(Deserialize)]
+#[derive(Default)]
 struct Choice {
-    index: Option<u64>,
-    delta: Option<WireDelta>,
+    index: u64,
+    delta: WireDelta,
     finish_reason: Option<String>,
 }
 
-#[derive(Deserialize)]
+#[derive(Default)]
 struct WireDelta {
-    content: Option<WireContent>,
+    /// `content`: a string, or (Mistral) an array of text and thinking parts, as text.
+    content: Vec<Chunk>,
     reasoning_content: Option<String>,
     reasoning: Option<String>,
-    reasoning_details: Option<Vec<WireReasoningDetail>>,
+    /// The texts of `reasoning_details`, joined.
+    reasoning_details: Option<String>,
     refusal: Option<String>,
-    tool_calls: Option<Vec<WireToolCall>>,
+    tool_calls: Vec<WireToolCall>,
 }
 
-/// `delta.content`: a string, or (Mistral) an array of parts.
-enum WireContent {
-    Text(String),
-    Parts(Vec<WirePart>),
-}
-
-/// A Mistral content part: `{type: "text", text}` or `{type: "thinking", thinking: [...]}`.
-#[derive(Deserialize)]
-struct WirePart {
-    #[serde(rename = "type")]
-    kind: Option<String>,
-    text: Option<String>,
-    thinking: Option<WireThinking>,
-}
-
-/// A thinking part's `thinking`: a string or an array of text parts.
-type WireThinking = WireContent;
-
-// NOTE: read by hand (a string or an array) rather than with `#[serde(untagged)]`, which
-// buffers every value first and costs far more code in the wasm.
-impl<'de> Deserialize<'de> for WireContent {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Either;
-        impl<'de> serde::de::Visitor<'de> for Either {
-            type Value = WireContent;
-
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a string or an array of content parts")
-            }
-
-            fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<WireContent, E> {
-                Ok(WireContent::Text(text.to_owned()))
-            }
-
-            fn visit_string<E: serde::de::Error>(self, text: String) -> Result<WireContent, E> {
-                Ok(WireContent::Text(text))
-            }
-
-            fn visit_unit<E: serde::de::Error>(self) -> Result<WireContent, E> {
-                Ok(WireContent::Text(String::new()))
-            }
-
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<WireContent, A::Error> {
-                let mut parts = Vec::new();
-                while let Some(part) = seq.next_element()? {
-                    parts.push(part);
-                }
-                Ok(WireContent::Parts(parts))
-            }
-        }
-        deserializer.deserialize_any(Either)
-    }
-}
-
-#[derive(Deserialize)]
-struct WireReasoningDetail {
-    text: Option<String>,
-}
-
-#[derive(Deserialize)]
+#[derive(Default)]
 struct WireToolCall {
     index: Option<u64>,
     id: Option<String>,
-    function: Option<WireFunction>,
-}
-
-#[derive(Deserialize)]
-struct WireFunction {
     name: Option<String>,
     arguments: Option<String>,
 }
 
-#[derive(Deserialize)]
+#[derive(Default)]
 struct WireUsage {
     prompt_tokens: Option<u64>,
     completion_tokens: Option<u64>,
-    prompt_tokens_details: Option<PromptDetails>,
+    cached_tokens: Option<u64>,
     /// DeepSeek's name for cached input.
     prompt_cache_hit_tokens: Option<u64>,
     /// OpenRouter's reported cost, in US dollars.
     cost: Option<f64>,
 }
 
-#[derive(Deserialize)]
-struct PromptDetails {
-    cached_tokens: Option<u64>,
+fn read_chunk(r: &mut Reader<'_>) -> Result<ChatChunk, JsonError> {
+    let mut chunk = ChatChunk::default();
+    r.object(|r, key| match &*key {
+        "choices" if r.is_array() => r.array(|r| {
+            if r.is_object() {
+                chunk.choices.push(read_choice(r)?);
+                Ok(())
+            } else {
+                r.skip()
+            }
+        }),
+        "usage" if r.is_object() => read_usage(r).map(|u| chunk.usage = Some(u)),
+        "error" => r.value().map(|v| chunk.error = Some(v).filter(|v| !v.is_null())),
+        "x_groq" if r.is_object() => r.object(|r, key| match &*key {
+            "usage" if r.is_object() => read_usage(r).map(|u| chunk.groq_usage = Some(u)),
+            _ => r.skip(),
+        }),
+        _ => r.skip(),
+    })?;
+    Ok(chunk)
+}
+
+fn read_choice(r: &mut Reader<'_>) -> Result<Choice, JsonError> {
+    let mut choice = Choice::default();
+    r.object(|r, key| match &*key {
+        "index" => r.u64().map(|v| choice.index = v.unwrap_or(0)),
+        "delta" if r.is_object() => read_delta(r, &mut choice.delta),
+        "finish_reason" => r.string_owned().map(|v| choice.finish_reason = v),
+        _ => r.skip(),
+    })?;
+    Ok(choice)
+}
+
+fn read_delta(r: &mut Reader<'_>, delta: &mut WireDelta) -> Result<(), JsonError> {
+    r.object(|r, key| match &*key {
+        "content" if r.is_array() => read_parts(r, &mut delta.content),
+        "content" => {
+            if let Some(text) = r.string_owned()?.filter(|t| !t.is_empty()) {
+                delta.content.push(Chunk::Text { text });
+            }
+            Ok(())
+        }
+        "reasoning_content" => r.string_owned().map(|v| delta.reasoning_content = v),
+        "reasoning" => r.string_owned().map(|v| delta.reasoning = v),
+        "reasoning_details" if r.is_array() => r.array(|r| {
+            if !r.is_object() {
+                return r.skip();
+            }
+            r.object(|r, key| match &*key {
+                "text" => {
+                    if let Some(text) = r.string()? {
+                        delta.reasoning_details.get_or_insert_with(String::new).push_str(&text);
+                    }
+                    Ok(())
+                }
+                _ => r.skip(),
+            })
+        }),
+        "refusal" => r.string_owned().map(|v| delta.refusal = v),
+        "tool_calls" if r.is_array() => r.array(|r| {
+            if !r.is_object() {
+                return r.skip();
+            }
+            let mut call = WireToolCall::default();
+            r.object(|r, key| match &*key {
+                "index" => r.u64().map(|v| call.index = v),
+                "id" => r.string_owned().map(|v| call.id = v),
+                "function" if r.is_object() => r.object(|r, key| match &*key {
+                    "name" => r.string_owned().map(|v| call.name = v),
+                    "arguments" => r.string_owned().map(|v| call.arguments = v),
+                    _ => r.skip(),
+                }),
+                _ => r.skip(),
+            })?;
+            delta.tool_calls.push(call);
+            Ok(())
+        }),
+        _ => r.skip(),
+    })
+}
+
+/// Mistral's content parts: text parts are text, thinking parts (a string or an array of
+/// text parts) reasoning.
+fn read_parts(r: &mut Reader<'_>, out: &mut Vec<Chunk>) -> Result<(), JsonError> {
+    r.array(|r| {
+        if !r.is_object() {
+            return r.skip();
+        }
+        let (mut kind, mut text, mut thinking) = (None, None, String::new());
+        r.object(|r, key| match &*key {
+            "type" => r.string_owned().map(|v| kind = v),
+            "text" => r.string_owned().map(|v| text = v),
+            "thinking" if r.is_array() => r.array(|r| {
+                if !r.is_object() {
+                    return r.skip();
+                }
+                r.object(|r, key| match &*key {
+                    "text" => r.string().map(|v| thinking.push_str(v.as_deref().unwrap_or_default())),
+                    _ => r.skip(),
+                })
+            }),
+            "thinking" => r.string().map(|v| thinking.push_str(v.as_deref().unwrap_or_default())),
+            _ => r.skip(),
+        })?;
+        if kind.as_deref() == Some("thinking") {
+            if !thinking.is_empty() {
+                out.push(Chunk::reasoning(thinking));
+            }
+        } else if let Some(text) = text.filter(|t| !t.is_empty()) {
+            out.push(Chunk::Text { text });
+        }
+        Ok(())
+    })
+}
+
+fn read_usage(r: &mut Reader<'_>) -> Result<WireUsage, JsonError> {
+    let mut usage = WireUsage::default();
+    r.object(|r, key| match &*key {
+        "prompt_tokens" => r.u64().map(|v| usage.prompt_tokens = v),
+        "completion_tokens" => r.u64().map(|v| usage.completion_tokens = v),
+        "prompt_tokens_details" if r.is_object() => r.object(|r, key| match &*key {
+            "cached_tokens" => r.u64().map(|v| usage.cached_tokens = v),
+            _ => r.skip(),
+        }),
+        "prompt_cache_hit_tokens" => r.u64().map(|v| usage.prompt_cache_hit_tokens = v),
+        "cost" => r.number().map(|v| usage.cost = v.map(|n| n.as_f64())),
+        _ => r.skip(),
+    })?;
+    Ok(usage)
 }
 
 impl OpenAiDecoder {
@@ -167,7 +225,7 @@ impl OpenAiDecoder {
         if self.done || data.is_empty() {
             return Ok(());
         }
-        let chunk: ChatChunk = parse_data(data)?;
+        let chunk = read_data(data, read_chunk)?;
         if let Some(error) = chunk.error {
             let ErrorBody { kind, message } = ErrorBody::from_value(error);
             return Err(StreamError::Provider {
@@ -175,10 +233,8 @@ impl OpenAiDecoder {
                 message: message.unwrap_or_default(),
             });
         }
-        for choice in chunk.choices.into_iter().filter(|c| c.index.unwrap_or(0) == 0) {
-            if let Some(delta) = choice.delta {
-                self.delta(delta, out);
-            }
+        for choice in chunk.choices.into_iter().filter(|c| c.index == 0) {
+            self.delta(choice.delta, out);
             if let Some(reason) = choice.finish_reason.filter(|r| !r.is_empty()) {
                 if !self.finished {
                     let reason = if self.refused { "refusal".to_owned() } else { reason };
@@ -187,7 +243,7 @@ impl OpenAiDecoder {
                 self.finished = true;
             }
         }
-        if let Some(usage) = chunk.usage.or_else(|| chunk.x_groq.and_then(|x| x.usage)) {
+        if let Some(usage) = chunk.usage.or(chunk.groq_usage) {
             self.usage(usage, out);
         }
         Ok(())
@@ -202,26 +258,18 @@ impl OpenAiDecoder {
     }
 
     fn delta(&mut self, delta: WireDelta, out: &mut Vec<Chunk>) {
-        let details = || {
-            let texts: Vec<String> = delta.reasoning_details.iter().flatten().filter_map(|d| d.text.clone()).collect();
-            (!texts.is_empty()).then(|| texts.concat())
-        };
         // NOTE: providers that send both `reasoning` and `reasoning_details` repeat the same
         // text; the details count only when nothing else carries the reasoning.
-        let reasoning = delta.reasoning_content.clone().or_else(|| delta.reasoning.clone()).or_else(details);
+        let reasoning = delta.reasoning_content.or(delta.reasoning).or(delta.reasoning_details);
         if let Some(reasoning) = reasoning.filter(|r| !r.is_empty()) {
             out.push(Chunk::reasoning(reasoning));
         }
-        match delta.content {
-            Some(WireContent::Text(text)) if !text.is_empty() => out.push(Chunk::Text { text }),
-            Some(WireContent::Parts(parts)) => push_parts(parts, out),
-            _ => {}
-        }
+        out.extend(delta.content);
         if let Some(refusal) = delta.refusal.filter(|r| !r.is_empty()) {
             self.refused = true;
             out.push(Chunk::Text { text: refusal });
         }
-        for (position, call) in delta.tool_calls.unwrap_or_default().into_iter().enumerate() {
+        for (position, call) in delta.tool_calls.into_iter().enumerate() {
             self.tool_call(call, position as u64, out);
         }
     }
@@ -236,7 +284,7 @@ impl OpenAiDecoder {
             }
         };
         let Some(slot) = self.calls.get_mut(at) else { return };
-        let (name, arguments) = call.function.map_or((None, None), |f| (f.name, f.arguments));
+        let (name, arguments) = (call.name, call.arguments);
         if let Some(id) = call.id.filter(|id| !id.is_empty()) {
             slot.id.get_or_insert(id);
         }
@@ -264,7 +312,7 @@ impl OpenAiDecoder {
 
     /// Emits the part of the (cumulative) usage not reported yet.
     fn usage(&mut self, usage: WireUsage, out: &mut Vec<Chunk>) {
-        let cached = usage.prompt_tokens_details.and_then(|d| d.cached_tokens).or(usage.prompt_cache_hit_tokens);
+        let cached = usage.cached_tokens.or(usage.prompt_cache_hit_tokens);
         let read = cached.unwrap_or(0);
         let input = usage.prompt_tokens.unwrap_or(0).saturating_sub(read);
         let output = usage.completion_tokens.unwrap_or(0);
@@ -277,28 +325,5 @@ impl OpenAiDecoder {
             cache_read_tokens: cached.map(|_| read.saturating_sub(r_read)),
             total_cost: usage.cost,
         }));
-    }
-}
-
-/// Mistral's content parts: text parts are text, thinking parts reasoning.
-fn push_parts(parts: Vec<WirePart>, out: &mut Vec<Chunk>) {
-    for part in parts {
-        match part.kind.as_deref() {
-            Some("thinking") => {
-                let text = match part.thinking {
-                    Some(WireThinking::Text(text)) => text,
-                    Some(WireThinking::Parts(inner)) => inner.into_iter().filter_map(|p| p.text).collect(),
-                    None => String::new(),
-                };
-                if !text.is_empty() {
-                    out.push(Chunk::reasoning(text));
-                }
-            }
-            _ => {
-                if let Some(text) = part.text.filter(|t| !t.is_empty()) {
-                    out.push(Chunk::Text { text });
-                }
-            }
-        }
     }
 }

@@ -9,6 +9,7 @@
 //! text. Members whose non-string value is unfinished are not shown until it is.
 
 use memchr::memchr2;
+use crate::core::json::Json;
 
 fn is_json_space(c: char) -> bool {
     matches!(c, ' ' | '\t' | '\n' | '\r')
@@ -272,7 +273,7 @@ impl PartialJsonObject {
             ',' | '}' if self.depth == 0 => {
                 let end = self.pos - 1;
                 let text = self.raw.get(self.value_start..end).unwrap_or_default().trim_end().to_owned();
-                match serde_json::from_str::<serde_json::Value>(&text) {
+                match Json::parse(&text) {
                     Ok(value) => {
                         self.set_member(value.to_string());
                         self.state = if c == ',' { State::BeforeKey } else { State::Done };

@@ -30,10 +30,10 @@ fn partial_string_value_is_shown_while_it_streams() {
 }
 
 #[test]
-fn non_string_values_become_compact_json() {
+fn non_string_values_become_compact_json_and_numbers_keep_their_text() {
     let mut object = PartialJsonObject::new();
     object.push(r#"{ "flags" : [ true, { "a" : "}" } ], "n": null, "x": -1.5e3 }"#);
-    assert_eq!(members(&object), pairs(&[("flags", r#"[true,{"a":"}"}]"#), ("n", "null"), ("x", "-1500.0")]));
+    assert_eq!(members(&object), pairs(&[("flags", r#"[true,{"a":"}"}]"#), ("n", "null"), ("x", "-1.5e3")]));
 }
 
 #[test]
@@ -100,7 +100,7 @@ fn sample_request(tools: bool) -> ModelRequest {
                     ContentBlock::ToolUse {
                         id: "toolu_1".into(),
                         name: "read_file".into(),
-                        input: json!({"path": "a.md"}),
+                        input: j(json!({"path": "a.md"})),
                     },
                 ]),
             },
@@ -123,7 +123,7 @@ fn sample_request(tools: bool) -> ModelRequest {
             vec![ToolDefinition {
                 name: "read_file".into(),
                 description: "Reads a file".into(),
-                input_schema: json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}),
+                input_schema: j(json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]})),
             }]
         } else {
             Vec::new()
@@ -220,7 +220,8 @@ fn openai_reasoning_models_get_a_developer_message_and_no_temperature() {
 
 #[test]
 fn model_request_reads_string_and_block_content_and_names_what_is_wrong() {
-    let request: ModelRequest = serde_json::from_str(
+    let read = |text: &str| ModelRequest::from_json(&crate::core::json::Json::parse(text).unwrap());
+    let request: ModelRequest = read(
         r#"{"model":{"id":"m"},"messages":[
             {"role":"user","content":"plain"},
             {"role":"assistant","content":[{"type":"tool_use","id":"t","name":"n","input":{"a":[1]}}]},
@@ -231,19 +232,25 @@ fn model_request_reads_string_and_block_content_and_names_what_is_wrong() {
     assert_eq!(request.messages[0].content, Content::Text("plain".into()));
     assert_eq!(
         request.messages[1].content,
-        Content::Blocks(vec![ContentBlock::ToolUse { id: "t".into(), name: "n".into(), input: json!({"a": [1]}) }])
+        Content::Blocks(vec![ContentBlock::ToolUse { id: "t".into(), name: "n".into(), input: j(json!({"a": [1]})) }])
     );
     let Content::Blocks(blocks) = &request.messages[2].content else { panic!("blocks") };
     assert!(matches!(&blocks[0], ContentBlock::ToolResult { is_error: true, .. }));
     assert_eq!(blocks[1], ContentBlock::Image { source: ImageSource::Url { url: "https://x/y.png".into() } });
 
     for (bad, says) in [
-        (r#"{"type":"video"}"#, "unknown content block type \"video\""),
-        (r#"{"type":"text"}"#, "a text block needs `text`"),
-        (r#"{"type":"image","source":{"type":"base64","data":"x"}}"#, "needs `media_type`"),
+        (r#"{"type":"video"}"#, "request.messages[0].content[0].type \"video\" is not a content block type"),
+        (r#"{"type":"text"}"#, "request.messages[0].content[0].text is required"),
+        (r#"{"type":"image","source":{"type":"base64","data":"x"}}"#, "content[0].source.media_type is required"),
+        (r#"{"type":"text","text":1}"#, "content[0].text must be a string"),
     ] {
         let json = format!(r#"{{"model":{{"id":"m"}},"messages":[{{"role":"user","content":[{bad}]}}]}}"#);
-        let error = serde_json::from_str::<ModelRequest>(&json).unwrap_err().to_string();
+        let error = read(&json).unwrap_err();
         assert!(error.contains(says), "{bad}: {error}");
     }
+}
+
+/// A serde_json value as the core's JSON.
+fn j(value: serde_json::Value) -> crate::core::json::Json {
+    crate::core::json::Json::parse(&value.to_string()).unwrap()
 }

@@ -2,14 +2,11 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::{json, Value};
+use super::{join_url, Content, ContentBlock, HttpRequest, ModelRequest, Role};
+use crate::core::json::Json;
 
-use super::{join_url, put, Content, ContentBlock, HttpRequest, ModelRequest, Role};
-
-const CACHE: &str = r#"{"type":"ephemeral"}"#;
-
-fn cache_control() -> Value {
-    serde_json::from_str(CACHE).unwrap_or(Value::Null)
+fn cache_control() -> Json {
+    Json::object().with("type", "ephemeral")
 }
 
 /// Builds a streaming Messages request.
@@ -31,39 +28,43 @@ pub fn build_anthropic(request: &ModelRequest) -> HttpRequest {
         .rev()
         .take(2)
         .collect();
-    let messages: Vec<Value> = request
+    let messages: Vec<Json> = request
         .messages
         .iter()
         .enumerate()
         .map(|(i, message)| message_json(message.role, &message.content, cache && last_users.contains(&i)))
         .collect();
 
-    let mut body = json!({
-        "model": settings.id,
-        "max_tokens": settings.max_tokens(),
-        "messages": messages,
-        "stream": true,
-    });
+    let mut body = Json::object()
+        .with("model", &settings.id)
+        .with("max_tokens", settings.max_tokens())
+        .with("messages", messages)
+        .with("stream", true);
     if !request.system.is_empty() {
-        let mut system = json!({ "type": "text", "text": request.system });
+        let mut system = Json::object().with("type", "text").with("text", &request.system);
         if cache {
-            put(&mut system, "cache_control", cache_control());
+            system.set("cache_control", cache_control());
         }
-        put(&mut body, "system", json!([system]));
+        body.set("system", vec![system]);
     }
     match settings.reasoning_budget() {
-        Some(budget) => put(&mut body, "thinking", json!({ "type": "enabled", "budget_tokens": budget })),
-        None => put(&mut body, "temperature", json!(settings.temperature.unwrap_or(0.0))),
+        Some(budget) => body.set("thinking", Json::object().with("type", "enabled").with("budget_tokens", budget)),
+        None => body.set("temperature", settings.temperature.unwrap_or(0.0)),
     }
     if !request.tools.is_empty() {
-        let tools: Vec<Value> = request
+        let tools: Vec<Json> = request
             .tools
             .iter()
-            .map(|t| json!({ "name": t.name, "description": t.description, "input_schema": t.input_schema }))
+            .map(|t| {
+                Json::object()
+                    .with("name", &t.name)
+                    .with("description", &t.description)
+                    .with("input_schema", t.input_schema.clone())
+            })
             .collect();
-        put(&mut body, "tools", json!(tools));
+        body.set("tools", tools);
         let choice = if settings.reasoning_budget().is_some() { "auto" } else { "any" };
-        put(&mut body, "tool_choice", json!({ "type": choice }));
+        body.set("tool_choice", Json::object().with("type", choice));
     }
 
     let mut headers = BTreeMap::new();
@@ -78,28 +79,34 @@ pub fn build_anthropic(request: &ModelRequest) -> HttpRequest {
     HttpRequest::post(url, headers, &body, &settings.headers)
 }
 
-fn message_json(role: Role, content: &Content, breakpoint: bool) -> Value {
-    let mut blocks: Vec<Value> = content.blocks().iter().filter_map(block_json).collect();
+fn message_json(role: Role, content: &Content, breakpoint: bool) -> Json {
+    let mut blocks: Vec<Json> = content.blocks().iter().filter_map(block_json).collect();
     if breakpoint {
         if let Some(last) = blocks.last_mut() {
-            put(last, "cache_control", cache_control());
+            last.set("cache_control", cache_control());
         }
     }
-    json!({ "role": role, "content": blocks })
+    let role = match role {
+        Role::User => "user",
+        Role::Assistant => "assistant",
+    };
+    Json::object().with("role", role).with("content", blocks)
 }
 
-fn block_json(block: &ContentBlock) -> Option<Value> {
+fn block_json(block: &ContentBlock) -> Option<Json> {
     Some(match block {
         // Unsigned reasoning cannot be sent back; the API would reject it.
         ContentBlock::Thinking { signature: None, .. } => return None,
         ContentBlock::ToolResult { tool_use_id, content, is_error } => {
-            let inner: Vec<Value> = content.blocks().iter().filter_map(block_json).collect();
-            let mut result = json!({ "type": "tool_result", "tool_use_id": tool_use_id, "content": inner });
+            let inner: Vec<Json> = content.blocks().iter().filter_map(block_json).collect();
+            let result =
+                Json::object().with("type", "tool_result").with("tool_use_id", tool_use_id).with("content", inner);
             if *is_error {
-                put(&mut result, "is_error", json!(true));
+                result.with("is_error", true)
+            } else {
+                result
             }
-            result
         }
-        other => serde_json::to_value(other).ok()?,
+        other => other.to_json(),
     })
 }

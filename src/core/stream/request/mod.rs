@@ -7,14 +7,15 @@
 //! never hands it over.
 
 mod anthropic;
+mod convert;
 mod openai;
-mod wire;
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
 use super::decoder::Format;
+use crate::core::json::Json;
 
 pub use anthropic::build_anthropic;
 pub use openai::build_openai;
@@ -57,7 +58,7 @@ pub struct Message {
 }
 
 /// Message content: a plain string or a list of blocks.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum Content {
     /// Plain text.
@@ -78,7 +79,7 @@ impl Content {
 
 /// One block of message content, in Anthropic's shape.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case", try_from = "wire::WireBlock")]
+#[serde(tag = "type", rename_all = "snake_case")]
 pub enum ContentBlock {
     /// Text.
     Text {
@@ -97,7 +98,7 @@ pub enum ContentBlock {
         /// The tool's name.
         name: String,
         /// The arguments object.
-        input: serde_json::Value,
+        input: Json,
     },
     /// The result of a native tool call.
     ToolResult {
@@ -126,7 +127,7 @@ pub enum ContentBlock {
 
 /// An image's bytes or address.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case", try_from = "wire::WireSource")]
+#[serde(tag = "type", rename_all = "snake_case")]
 pub enum ImageSource {
     /// Base64 bytes.
     Base64 {
@@ -152,7 +153,7 @@ pub struct ToolDefinition {
     #[serde(default)]
     pub description: String,
     /// JSON Schema of its arguments object.
-    pub input_schema: serde_json::Value,
+    pub input_schema: Json,
 }
 
 /// Which model, how to call it, and where.
@@ -220,7 +221,7 @@ impl HttpRequest {
     fn post(
         url: String,
         mut headers: BTreeMap<String, String>,
-        body: &serde_json::Value,
+        body: &Json,
         extra: &BTreeMap<String, String>,
     ) -> Self {
         headers.insert("content-type".into(), "application/json".into());
@@ -240,13 +241,6 @@ pub fn build_request(format: Format, request: &ModelRequest) -> HttpRequest {
 }
 
 /// Sets `key` on a JSON object (a no-op on anything else, which never happens here).
-fn put(object: &mut serde_json::Value, key: &str, value: serde_json::Value) {
-    if let serde_json::Value::Object(map) = object {
-        map.insert(key.to_owned(), value);
-    }
-}
-
-/// `base` without a trailing slash, followed by `path`.
 fn join_url(base: Option<&str>, default: &str, path: &str) -> String {
     let base = base.map(str::trim).filter(|b| !b.is_empty()).unwrap_or(default);
     format!("{}{path}", base.trim_end_matches('/'))

@@ -2,9 +2,8 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::{json, Value};
-
-use super::{join_url, put, Content, ContentBlock, HttpRequest, ImageSource, Message, ModelRequest, Role};
+use super::{join_url, Content, ContentBlock, HttpRequest, ImageSource, Message, ModelRequest, Role};
+use crate::core::json::Json;
 
 /// Builds a streaming Chat Completions request that asks for usage in the stream.
 ///
@@ -18,38 +17,41 @@ pub fn build_openai(request: &ModelRequest) -> HttpRequest {
     let mut messages = Vec::new();
     if !request.system.is_empty() {
         let role = if reasoning_model { "developer" } else { "system" };
-        messages.push(json!({ "role": role, "content": request.system }));
+        messages.push(Json::object().with("role", role).with("content", &request.system));
     }
     for message in &request.messages {
         push_message(message, &mut messages);
     }
 
-    let mut body = json!({
-        "model": settings.id,
-        "messages": messages,
-        "stream": true,
-        "stream_options": { "include_usage": true },
-    });
+    let mut body = Json::object()
+        .with("model", &settings.id)
+        .with("messages", messages)
+        .with("stream", true)
+        .with("stream_options", Json::object().with("include_usage", true));
     if reasoning_model {
-        put(&mut body, "max_completion_tokens", json!(settings.max_tokens()));
+        body.set("max_completion_tokens", settings.max_tokens());
     } else {
-        put(&mut body, "max_tokens", json!(settings.max_tokens()));
-        put(&mut body, "temperature", json!(settings.temperature.unwrap_or(0.0)));
+        body.set("max_tokens", settings.max_tokens());
+        body.set("temperature", settings.temperature.unwrap_or(0.0));
     }
     if let Some(effort) = &settings.reasoning_effort {
-        put(&mut body, "reasoning_effort", json!(effort));
+        body.set("reasoning_effort", effort);
     }
     if !request.tools.is_empty() {
-        let tools: Vec<Value> = request
+        let tools: Vec<Json> = request
             .tools
             .iter()
             .map(|t| {
-                json!({ "type": "function", "function": { "name": t.name, "description": t.description, "parameters": t.input_schema } })
+                let function = Json::object()
+                    .with("name", &t.name)
+                    .with("description", &t.description)
+                    .with("parameters", t.input_schema.clone());
+                Json::object().with("type", "function").with("function", function)
             })
             .collect();
-        put(&mut body, "tools", json!(tools));
-        put(&mut body, "tool_choice", json!("auto"));
-        put(&mut body, "parallel_tool_calls", json!(false));
+        body.set("tools", tools);
+        body.set("tool_choice", "auto");
+        body.set("parallel_tool_calls", false);
     }
 
     let mut headers = BTreeMap::new();
@@ -65,10 +67,14 @@ fn is_reasoning_model(id: &str) -> bool {
     ["o1", "o3", "o4", "gpt-5"].iter().any(|prefix| id.starts_with(prefix)) && !id.contains("chat")
 }
 
-fn push_message(message: &Message, out: &mut Vec<Value>) {
+fn push_message(message: &Message, out: &mut Vec<Json>) {
     let blocks = match &message.content {
         Content::Text(text) => {
-            out.push(json!({ "role": message.role, "content": text }));
+            let role = match message.role {
+                Role::User => "user",
+                Role::Assistant => "assistant",
+            };
+            out.push(Json::object().with("role", role).with("content", text));
             return;
         }
         Content::Blocks(blocks) => blocks,
@@ -82,18 +88,19 @@ fn push_message(message: &Message, out: &mut Vec<Value>) {
                     _ => None,
                 })
                 .collect();
-            let calls: Vec<Value> = blocks
+            let calls: Vec<Json> = blocks
                 .iter()
                 .filter_map(|b| match b {
-                    ContentBlock::ToolUse { id, name, input } => Some(json!({
-                        "id": id, "type": "function", "function": { "name": name, "arguments": input.to_string() }
-                    })),
+                    ContentBlock::ToolUse { id, name, input } => {
+                        let function = Json::object().with("name", name).with("arguments", input.to_string());
+                        Some(Json::object().with("id", id).with("type", "function").with("function", function))
+                    }
                     _ => None,
                 })
                 .collect();
-            let mut assistant = json!({ "role": "assistant", "content": text.join("") });
+            let mut assistant = Json::object().with("role", "assistant").with("content", text.join(""));
             if !calls.is_empty() {
-                put(&mut assistant, "tool_calls", json!(calls));
+                assistant.set("tool_calls", calls);
             }
             out.push(assistant);
         }
@@ -101,25 +108,33 @@ fn push_message(message: &Message, out: &mut Vec<Value>) {
             // Tool results must directly follow the assistant's calls.
             for block in blocks {
                 if let ContentBlock::ToolResult { tool_use_id, content, .. } = block {
-                    out.push(json!({ "role": "tool", "tool_call_id": tool_use_id, "content": text_of(content) }));
+                    out.push(
+                        Json::object()
+                            .with("role", "tool")
+                            .with("tool_call_id", tool_use_id)
+                            .with("content", text_of(content)),
+                    );
                 }
             }
-            let parts: Vec<Value> = blocks.iter().filter_map(part_json).collect();
+            let parts: Vec<Json> = blocks.iter().filter_map(part_json).collect();
             match parts.as_slice() {
                 [] => {}
-                [only] if only["type"] == "text" => out.push(json!({ "role": "user", "content": only["text"] })),
-                _ => out.push(json!({ "role": "user", "content": parts })),
+                [only] if only.get("type").and_then(Json::as_str) == Some("text") => {
+                    let text = only.get("text").cloned().unwrap_or_default();
+                    out.push(Json::object().with("role", "user").with("content", text));
+                }
+                _ => out.push(Json::object().with("role", "user").with("content", parts)),
             }
         }
     }
 }
 
-fn part_json(block: &ContentBlock) -> Option<Value> {
+fn part_json(block: &ContentBlock) -> Option<Json> {
     match block {
-        ContentBlock::Text { text } => Some(json!({ "type": "text", "text": text })),
-        ContentBlock::Image { source } => {
-            Some(json!({ "type": "image_url", "image_url": { "url": image_url(source) } }))
-        }
+        ContentBlock::Text { text } => Some(Json::object().with("type", "text").with("text", text)),
+        ContentBlock::Image { source } => Some(
+            Json::object().with("type", "image_url").with("image_url", Json::object().with("url", image_url(source))),
+        ),
         _ => None,
     }
 }

@@ -1,0 +1,344 @@
+//! Requests, history, model info and usage to and from JSON (the shapes JavaScript users
+//! pass and get).
+//!
+//! Reading names the offending place (`messages[2].content[0]`) in its error; unknown
+//! members are ignored, as `JSON.parse` users expect.
+
+use crate::core::json::Json;
+use crate::core::stream::model::ModelInfo;
+use crate::core::stream::Usage;
+
+use super::{Content, ContentBlock, HttpRequest, ImageSource, Message, ModelRequest, ModelSettings, Role, ToolDefinition};
+
+/// Why a value could not be read: where, and what is wrong.
+type Error = String;
+
+fn string(value: &Json, at: &str, field: &str) -> Result<Option<String>, Error> {
+    match value.get(field) {
+        None | Some(Json::Null) => Ok(None),
+        Some(Json::String(s)) => Ok(Some(s.clone())),
+        Some(_) => Err(format!("{at}.{field} must be a string")),
+    }
+}
+
+fn required(value: &Json, at: &str, field: &str) -> Result<String, Error> {
+    string(value, at, field)?.ok_or_else(|| format!("{at}.{field} is required"))
+}
+
+fn count(value: &Json, at: &str, field: &str) -> Result<Option<u64>, Error> {
+    match value.get(field) {
+        None | Some(Json::Null) => Ok(None),
+        Some(n) => n.as_u64().map(Some).ok_or_else(|| format!("{at}.{field} must be a whole number, 0 or more")),
+    }
+}
+
+fn number(value: &Json, at: &str, field: &str) -> Result<Option<f64>, Error> {
+    match value.get(field) {
+        None | Some(Json::Null) => Ok(None),
+        Some(n) => n.as_f64().map(Some).ok_or_else(|| format!("{at}.{field} must be a number")),
+    }
+}
+
+fn flag(value: &Json, at: &str, field: &str) -> Result<bool, Error> {
+    match value.get(field) {
+        None | Some(Json::Null) => Ok(false),
+        Some(b) => b.as_bool().ok_or_else(|| format!("{at}.{field} must be a boolean")),
+    }
+}
+
+fn object<'a>(value: &'a Json, at: &str) -> Result<&'a Json, Error> {
+    if value.is_object() {
+        Ok(value)
+    } else {
+        Err(format!("{at} must be an object"))
+    }
+}
+
+fn list<'a>(value: &'a Json, at: &str, field: &str) -> Result<&'a [Json], Error> {
+    match value.get(field) {
+        None | Some(Json::Null) => Ok(&[]),
+        Some(items) => items.as_array().ok_or_else(|| format!("{at}.{field} must be an array")),
+    }
+}
+
+fn put(object: &mut Json, key: &str, value: Option<&String>) {
+    if let Some(value) = value {
+        object.set(key, value);
+    }
+}
+
+impl ModelRequest {
+    /// Reads a request (`{system?, messages?, tools?, model}`).
+    pub fn from_json(value: &Json) -> Result<Self, Error> {
+        let value = object(value, "request")?;
+        let messages = list(value, "request", "messages")?
+            .iter()
+            .enumerate()
+            .map(|(i, m)| Message::from_json(m, &format!("request.messages[{i}]")))
+            .collect::<Result<_, _>>()?;
+        let tools = list(value, "request", "tools")?
+            .iter()
+            .enumerate()
+            .map(|(i, t)| ToolDefinition::from_json(t, &format!("request.tools[{i}]")))
+            .collect::<Result<_, _>>()?;
+        let model = match value.get("model") {
+            Some(model) => ModelSettings::from_json(model, "request.model")?,
+            None => return Err("request.model is required".into()),
+        };
+        Ok(Self { system: string(value, "request", "system")?.unwrap_or_default(), messages, tools, model })
+    }
+
+    /// The request as JSON, in the shape [`ModelRequest::from_json`] reads.
+    pub fn to_json(&self) -> Json {
+        Json::object()
+            .with("system", &self.system)
+            .with("messages", Message::list_to_json(&self.messages))
+            .with("tools", self.tools.iter().map(ToolDefinition::to_json).collect::<Vec<_>>())
+            .with("model", self.model.to_json())
+    }
+}
+
+impl Message {
+    /// Reads one history message (`{role, content}`); `at` names it in errors.
+    pub fn from_json(value: &Json, at: &str) -> Result<Self, Error> {
+        let value = object(value, at)?;
+        let role = match value.get("role").and_then(Json::as_str) {
+            Some("user") => Role::User,
+            Some("assistant") => Role::Assistant,
+            _ => return Err(format!("{at}.role must be \"user\" or \"assistant\"")),
+        };
+        let content = Content::from_json(value.get("content").unwrap_or(&Json::Null), &format!("{at}.content"))?;
+        Ok(Self { role, content })
+    }
+
+    /// The message as JSON.
+    pub fn to_json(&self) -> Json {
+        let role = match self.role {
+            Role::User => "user",
+            Role::Assistant => "assistant",
+        };
+        Json::object().with("role", role).with("content", self.content.to_json())
+    }
+
+    /// Messages as a JSON array.
+    pub fn list_to_json(messages: &[Self]) -> Json {
+        Json::Array(messages.iter().map(Self::to_json).collect())
+    }
+}
+
+impl Content {
+    fn from_json(value: &Json, at: &str) -> Result<Self, Error> {
+        match value {
+            Json::String(text) => Ok(Self::Text(text.clone())),
+            Json::Array(blocks) => blocks
+                .iter()
+                .enumerate()
+                .map(|(i, b)| ContentBlock::from_json(b, &format!("{at}[{i}]")))
+                .collect::<Result<_, _>>()
+                .map(Self::Blocks),
+            _ => Err(format!("{at} must be a string or an array of content blocks")),
+        }
+    }
+
+    fn to_json(&self) -> Json {
+        match self {
+            Self::Text(text) => Json::from(text),
+            Self::Blocks(blocks) => Json::Array(blocks.iter().map(ContentBlock::to_json).collect()),
+        }
+    }
+}
+
+impl ContentBlock {
+    /// Reads one content block; `at` names it in errors.
+    pub fn from_json(value: &Json, at: &str) -> Result<Self, Error> {
+        let value = object(value, at)?;
+        Ok(match value.get("type").and_then(Json::as_str) {
+            Some("text") => Self::Text { text: required(value, at, "text")? },
+            Some("image") => Self::Image {
+                source: ImageSource::from_json(value.get("source").unwrap_or(&Json::Null), &format!("{at}.source"))?,
+            },
+            Some("tool_use") => Self::ToolUse {
+                id: required(value, at, "id")?,
+                name: required(value, at, "name")?,
+                input: value.get("input").filter(|v| !v.is_null()).cloned().unwrap_or_else(Json::object),
+            },
+            Some("tool_result") => Self::ToolResult {
+                tool_use_id: required(value, at, "tool_use_id")?,
+                content: match value.get("content") {
+                    None | Some(Json::Null) => Content::Text(String::new()),
+                    Some(content) => Content::from_json(content, &format!("{at}.content"))?,
+                },
+                is_error: flag(value, at, "is_error")?,
+            },
+            Some("thinking") => {
+                Self::Thinking { thinking: required(value, at, "thinking")?, signature: string(value, at, "signature")? }
+            }
+            Some("redacted_thinking") => Self::RedactedThinking { data: required(value, at, "data")? },
+            Some(other) => return Err(format!("{at}.type \"{other}\" is not a content block type")),
+            None => return Err(format!("{at}.type is required")),
+        })
+    }
+
+    /// The block as JSON (Anthropic's content block shape).
+    pub fn to_json(&self) -> Json {
+        let block = |kind: &str| Json::object().with("type", kind);
+        match self {
+            Self::Text { text } => block("text").with("text", text),
+            Self::Image { source } => block("image").with("source", source.to_json()),
+            Self::ToolUse { id, name, input } => {
+                block("tool_use").with("id", id).with("name", name).with("input", input.clone())
+            }
+            Self::ToolResult { tool_use_id, content, is_error } => {
+                let result = block("tool_result").with("tool_use_id", tool_use_id).with("content", content.to_json());
+                if *is_error {
+                    result.with("is_error", true)
+                } else {
+                    result
+                }
+            }
+            Self::Thinking { thinking, signature } => {
+                let mut out = block("thinking").with("thinking", thinking);
+                put(&mut out, "signature", signature.as_ref());
+                out
+            }
+            Self::RedactedThinking { data } => block("redacted_thinking").with("data", data),
+        }
+    }
+}
+
+impl ImageSource {
+    fn from_json(value: &Json, at: &str) -> Result<Self, Error> {
+        let value = object(value, at)?;
+        match value.get("type").and_then(Json::as_str) {
+            Some("base64") => {
+                Ok(Self::Base64 { media_type: required(value, at, "media_type")?, data: required(value, at, "data")? })
+            }
+            Some("url") => Ok(Self::Url { url: required(value, at, "url")? }),
+            _ => Err(format!("{at}.type must be \"base64\" or \"url\"")),
+        }
+    }
+
+    fn to_json(&self) -> Json {
+        match self {
+            Self::Base64 { media_type, data } => {
+                Json::object().with("type", "base64").with("media_type", media_type).with("data", data)
+            }
+            Self::Url { url } => Json::object().with("type", "url").with("url", url),
+        }
+    }
+}
+
+impl ToolDefinition {
+    fn from_json(value: &Json, at: &str) -> Result<Self, Error> {
+        let value = object(value, at)?;
+        let schema = value.get("inputSchema").ok_or_else(|| format!("{at}.inputSchema is required"))?;
+        Ok(Self {
+            name: required(value, at, "name")?,
+            description: string(value, at, "description")?.unwrap_or_default(),
+            input_schema: object(schema, &format!("{at}.inputSchema"))?.clone(),
+        })
+    }
+
+    fn to_json(&self) -> Json {
+        Json::object()
+            .with("name", &self.name)
+            .with("description", &self.description)
+            .with("inputSchema", self.input_schema.clone())
+    }
+}
+
+impl ModelSettings {
+    /// Reads model settings (the fields of the package's `ModelSettings` other than
+    /// `format`, `info`, `fetch` and `request`, which the binding reads itself).
+    pub fn from_json(value: &Json, at: &str) -> Result<Self, Error> {
+        let value = object(value, at)?;
+        let mut headers = std::collections::BTreeMap::new();
+        match value.get("headers") {
+            None | Some(Json::Null) => {}
+            Some(Json::Object(members)) => {
+                for (name, v) in members {
+                    let v = v.as_str().ok_or_else(|| format!("{at}.headers[\"{name}\"] must be a string"))?;
+                    headers.insert(name.clone(), v.to_owned());
+                }
+            }
+            Some(_) => return Err(format!("{at}.headers must be an object")),
+        }
+        Ok(Self {
+            id: string(value, at, "id")?.unwrap_or_default(),
+            max_tokens: count(value, at, "maxTokens")?,
+            temperature: number(value, at, "temperature")?,
+            reasoning_budget: count(value, at, "reasoningBudget")?,
+            reasoning_effort: string(value, at, "reasoningEffort")?,
+            headers,
+            base_url: string(value, at, "baseUrl")?,
+            api_key: string(value, at, "apiKey")?,
+            prompt_cache: flag(value, at, "promptCache")?,
+            browser: flag(value, at, "browser")?,
+        })
+    }
+
+    /// The settings as JSON (the API key included: this goes to the host's own code).
+    pub fn to_json(&self) -> Json {
+        let mut out = Json::object().with("id", &self.id);
+        if let Some(n) = self.max_tokens {
+            out.set("maxTokens", n);
+        }
+        if let Some(t) = self.temperature {
+            out.set("temperature", t);
+        }
+        if let Some(n) = self.reasoning_budget {
+            out.set("reasoningBudget", n);
+        }
+        put(&mut out, "reasoningEffort", self.reasoning_effort.as_ref());
+        out.set("headers", headers_json(&self.headers));
+        put(&mut out, "baseUrl", self.base_url.as_ref());
+        put(&mut out, "apiKey", self.api_key.as_ref());
+        out.with("promptCache", self.prompt_cache).with("browser", self.browser)
+    }
+}
+
+fn headers_json(headers: &std::collections::BTreeMap<String, String>) -> Json {
+    Json::Object(headers.iter().map(|(k, v)| (k.clone(), Json::from(v))).collect())
+}
+
+impl HttpRequest {
+    /// The request as JSON: `{url, method, headers, body}`.
+    pub fn to_json(&self) -> Json {
+        Json::object()
+            .with("url", &self.url)
+            .with("method", &self.method)
+            .with("headers", headers_json(&self.headers))
+            .with("body", &self.body)
+    }
+}
+
+impl ModelInfo {
+    /// Reads a model's limits and prices (`{contextWindow?, maxOutput?, inputPrice?, …}`).
+    pub fn from_json(value: &Json, at: &str) -> Result<Self, Error> {
+        let value = object(value, at)?;
+        Ok(Self {
+            context_window: count(value, at, "contextWindow")?,
+            max_output: count(value, at, "maxOutput")?,
+            input_price: number(value, at, "inputPrice")?,
+            output_price: number(value, at, "outputPrice")?,
+            cache_write_price: number(value, at, "cacheWritePrice")?,
+            cache_read_price: number(value, at, "cacheReadPrice")?,
+            supports_prompt_cache: flag(value, at, "supportsPromptCache")?,
+        })
+    }
+}
+
+impl Usage {
+    /// Reads token counts (`{inputTokens?, outputTokens?, cacheWriteTokens?, cacheReadTokens?,
+    /// totalCost?}`).
+    pub fn from_json(value: &Json, at: &str) -> Result<Self, Error> {
+        let value = object(value, at)?;
+        Ok(Self {
+            input_tokens: count(value, at, "inputTokens")?.unwrap_or(0),
+            output_tokens: count(value, at, "outputTokens")?.unwrap_or(0),
+            cache_write_tokens: count(value, at, "cacheWriteTokens")?,
+            cache_read_tokens: count(value, at, "cacheReadTokens")?,
+            total_cost: number(value, at, "totalCost")?,
+        })
+    }
+}
