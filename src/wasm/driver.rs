@@ -163,8 +163,8 @@ impl Driver {
             let _ = Reflect::set(&init, &"signal".into(), &signal);
             let opened = match custom {
                 Some(custom) => {
-                    let req = serde_json::to_string(&request).ok().and_then(|json| js_sys::JSON::parse(&json).ok());
-                    call_with(&custom, &JsValue::UNDEFINED, &req.unwrap_or(JsValue::NULL), &init)
+                    let req = super::json_js::to_js(&request.to_json());
+                    call_with(&custom, &JsValue::UNDEFINED, &req, &init)
                 }
                 None => {
                     let http = build_request(format, &request);

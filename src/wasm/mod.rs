@@ -12,6 +12,7 @@ mod driver;
 mod error;
 #[cfg(not(feature = "without-task"))]
 mod js_call;
+mod json_js;
 mod parser;
 mod request;
 mod stream;
@@ -34,7 +35,3 @@ mod types;
 
 #[cfg(feature = "bench")]
 mod bench;
-
-/// The one serializer configuration of the binding: plain objects for maps, numbers (not
-/// BigInts) for integers.
-const SERIALIZER: serde_wasm_bindgen::Serializer = serde_wasm_bindgen::Serializer::json_compatible();

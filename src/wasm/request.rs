@@ -1,20 +1,21 @@
 //! `buildRequest` and `modelCost`: request building and pricing for JavaScript. Options
-//! cross as JSON (`JSON.stringify` then serde), which keeps the binding small.
+//! cross as JSON (`JSON.stringify` then the core's reader), which keeps the binding small.
 
 use wasm_bindgen::prelude::*;
 
 use super::error::{type_error, Code};
+use super::json_js;
 use super::stream::parse_format;
+use crate::core::json::Json;
 use crate::core::stream::model::ModelInfo;
 use crate::core::stream::request::{build_request as build, ModelRequest};
 use crate::core::stream::Usage;
 
-fn from_js<T: serde::de::DeserializeOwned>(value: &JsValue, what: &str) -> Result<T, JsValue> {
-    let json = js_sys::JSON::stringify(value)
-        .ok()
-        .and_then(|text| text.as_string())
-        .ok_or_else(|| type_error(Code::InvalidArgument, &format!("{what} must be a plain object")))?;
-    serde_json::from_str(&json).map_err(|error| type_error(Code::InvalidArgument, &format!("invalid {what}: {error}")))
+/// Reads plain data `value` with `read`, or throws a `TypeError` naming `what`.
+fn read_js<T>(value: &JsValue, what: &str, read: impl FnOnce(&Json, &str) -> Result<T, String>) -> Result<T, JsValue> {
+    let json =
+        json_js::from_js(value).map_err(|error| type_error(Code::InvalidArgument, &format!("{what} {error}")))?;
+    read(&json, what).map_err(|error| type_error(Code::InvalidArgument, &error))
 }
 
 /// Builds the fetch request (`{url, method, headers, body}`) for a model call in
@@ -27,10 +28,8 @@ pub fn build_request(
     #[wasm_bindgen(unchecked_param_type = "ModelRequest")] request: JsValue,
 ) -> Result<JsValue, JsValue> {
     let format = parse_format(format)?;
-    let request: ModelRequest = from_js(&request, "request")?;
-    let built = build(format, &request);
-    let json = serde_json::to_string(&built).map_err(|error| type_error(Code::InvalidArgument, &error.to_string()))?;
-    js_sys::JSON::parse(&json)
+    let request = read_js(&request, "request", |json, _| ModelRequest::from_json(json))?;
+    Ok(json_js::to_js(&build(format, &request).to_json()))
 }
 
 /// The cost of `usage` in US dollars: its reported `totalCost`, else its counts times the
@@ -42,7 +41,7 @@ pub fn model_cost(
     #[wasm_bindgen(unchecked_param_type = "ModelInfo")] info: JsValue,
     #[wasm_bindgen(unchecked_param_type = "Usage")] usage: JsValue,
 ) -> Result<f64, JsValue> {
-    let info: ModelInfo = from_js(&info, "model info")?;
-    let usage: Usage = from_js(&usage, "usage")?;
+    let info = read_js(&info, "info", ModelInfo::from_json)?;
+    let usage = read_js(&usage, "usage", Usage::from_json)?;
     Ok(info.cost(&usage))
 }

@@ -13,6 +13,7 @@ use super::error::{type_error, Code};
 use super::task_convert::{images_from_js, message_to_js, outcome_to_js, usage_to_js};
 use super::task_options;
 use crate::core::agent::Task as Machine;
+use crate::core::stream::request::Message as HistoryMessage;
 
 thread_local! {
     static NEXT_TASK: Cell<u64> = const { Cell::new(0) };
@@ -92,8 +93,7 @@ impl Task {
         unchecked_return_type = "{ role: \"user\" | \"assistant\"; content: string | ContentBlock[] }[]"
     )]
     pub fn history(&self) -> JsValue {
-        let json = serde_json::to_string(self.driver.machine.borrow().history()).unwrap_or_else(|_| "[]".into());
-        js_sys::JSON::parse(&json).unwrap_or_else(|_| Array::new().into())
+        super::json_js::to_js(&HistoryMessage::list_to_json(self.driver.machine.borrow().history()))
     }
 
     /// Tokens, cost (US dollars) and requests so far.

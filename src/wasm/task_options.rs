@@ -5,10 +5,12 @@ use js_sys::{Array, Function, Object, Reflect};
 use wasm_bindgen::{JsCast, JsValue};
 
 use super::error::{type_error, Code};
+use super::json_js;
 use super::task_convert::get;
 use crate::core::agent::{
     AutoApprove, HookSet, Limits, ParamSpec, RetryPolicy, TaskConfig, Timeouts, ToolCalling, ToolSpec,
 };
+use crate::core::json::Json;
 use crate::core::stream::model::ModelInfo;
 use crate::core::stream::request::ModelSettings;
 use crate::core::stream::Format;
@@ -79,10 +81,10 @@ fn function(value: &JsValue, field: &str) -> Result<Option<Function>, JsValue> {
     }
 }
 
-/// Reads a plain-data object through JSON into a serde type.
-fn json<T: serde::de::DeserializeOwned>(value: &JsValue, field: &str) -> Result<T, JsValue> {
-    let text = js_sys::JSON::stringify(value).ok().and_then(|s| s.as_string()).unwrap_or_else(|| "{}".into());
-    serde_json::from_str(&text).map_err(|e| invalid(field, &format!("is invalid: {e}")))
+/// Reads a plain-data object through JSON with `read` (whose errors name the field).
+fn json<T>(value: &JsValue, field: &str, read: impl FnOnce(&Json, &str) -> Result<T, String>) -> Result<T, JsValue> {
+    let json = json_js::from_js(value).map_err(|e| invalid(field, &e))?;
+    read(&json, &format!("options.{field}")).map_err(|e| type_error(Code::InvalidOptions, &e))
 }
 
 fn tools(value: &JsValue, callbacks: &mut Vec<(String, Function)>) -> Result<Vec<ToolSpec>, JsValue> {
@@ -148,7 +150,7 @@ pub(super) fn read(options: &JsValue) -> Result<TaskOptions, JsValue> {
         }
     };
     let info: ModelInfo = match object(&get(&model, "info"), "model.info")? {
-        Some(info) => json(&info, "model.info")?,
+        Some(info) => json(&info, "model.info", ModelInfo::from_json)?,
         None => ModelInfo::default(),
     };
     let settings = Object::new();
@@ -162,7 +164,7 @@ pub(super) fn read(options: &JsValue) -> Result<TaskOptions, JsValue> {
     if get(&settings, "id").is_undefined() {
         let _ = Reflect::set(&settings, &"id".into(), &JsValue::from_str(""));
     }
-    let settings: ModelSettings = json(&settings, "model")?;
+    let settings = json(&settings, "model", ModelSettings::from_json)?;
     let mut tool_callbacks = Vec::new();
     let tool_specs = tools(&get(&options, "tools"), &mut tool_callbacks)?;
     let auto = object(&get(&options, "autoApprove"), "autoApprove")?.unwrap_or(JsValue::UNDEFINED);

@@ -60,7 +60,10 @@ fn native_mode_sends_tool_definitions_with_each_request() {
     h.start("t");
     let names: Vec<_> = h.requests[0].tools.iter().map(|t| t.name.as_str()).collect();
     assert_eq!(names, vec!["read", "write", "ask_followup_question", "attempt_completion"]);
-    assert_eq!(h.requests[0].tools[0].input_schema.get("required"), Some(&clew::json::Json::Array(vec!["path".into()])));
+    assert_eq!(
+        h.requests[0].tools[0].input_schema.get("required"),
+        Some(&clew::json::Json::Array(vec!["path".into()]))
+    );
     assert!(!h.requests[0].system.contains("Usage:\n<read>"), "no XML syntax in native mode");
 }
 

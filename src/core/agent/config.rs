@@ -5,10 +5,10 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::core::json::Json;
 use crate::core::parser::{ToolSet, ToolSetError};
 use crate::core::stream::model::ModelInfo;
 use crate::core::stream::Format;
-use crate::core::json::Json;
 
 /// The built-in tool that offers the task's result to the user.
 pub const ATTEMPT_COMPLETION: &str = "attempt_completion";

@@ -9,8 +9,8 @@ use super::message::{AskKind, MessageKind, SayKind};
 use super::round::{Round, StreamPhase, Wait};
 use super::task::{Ctx, Phase};
 use super::texts;
-use crate::core::stream::request::{Content, ContentBlock, ImageSource, Message as HistoryMessage, ModelRequest, Role};
 use crate::core::json::Json;
+use crate::core::stream::request::{Content, ContentBlock, ImageSource, Message as HistoryMessage, ModelRequest, Role};
 use crate::core::stream::Usage;
 
 impl Ctx {

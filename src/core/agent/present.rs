@@ -16,8 +16,8 @@ use super::round::{Item, Paced, Round, StreamPhase, Wait};
 use super::task::Ctx;
 use super::texts;
 use super::tool_call;
-use crate::core::stream::Chunk;
 use crate::core::json::Json;
+use crate::core::stream::Chunk;
 
 impl Ctx {
     /// Takes one decoded chunk; returns whether reading must stop (a tool was denied, or one

@@ -10,9 +10,9 @@ use super::message::{AskAnswer, AskKind, AskResponse, MessageKind, SayKind};
 use super::round::{Round, StreamPhase};
 use super::task::{Phase, Task};
 use super::texts;
+use crate::core::json::Json;
 use crate::core::stream::request::{Content, ContentBlock, Message as HistoryMessage, Role};
 use crate::core::stream::{Chunk, StreamDecoder, StreamError};
-use crate::core::json::Json;
 
 impl Task {
     /// Decoded chunks in, then the decoder's verdict; `end` when the body ended.

@@ -6,8 +6,8 @@ use super::config::TaskConfig;
 use super::round::{Item, Round, ToolJob};
 use super::task::Ctx;
 use super::texts;
-use crate::core::stream::request::{Content, ContentBlock, ImageSource, ToolDefinition};
 use crate::core::json::Json;
+use crate::core::stream::request::{Content, ContentBlock, ImageSource, ToolDefinition};
 use crate::core::stream::NativeToolCall;
 
 /// Whether `name` runs without asking.
@@ -39,7 +39,8 @@ pub(crate) fn definitions(config: &TaskConfig) -> Vec<ToolDefinition> {
                     let properties = params.iter().map(|p| {
                         (p.name.clone(), Json::object().with("type", "string").with("description", &p.description))
                     });
-                    let required: Vec<Json> = params.iter().filter(|p| p.required).map(|p| Json::from(&p.name)).collect();
+                    let required: Vec<Json> =
+                        params.iter().filter(|p| p.required).map(|p| Json::from(&p.name)).collect();
                     Json::object()
                         .with("type", "object")
                         .with("properties", Json::from_members(properties))

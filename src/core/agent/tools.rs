@@ -186,7 +186,8 @@ impl Ctx {
         let mut params: Vec<&(String, String)> = job.params.iter().filter(|(k, _)| k != "task_progress").collect();
         params.sort();
         let signature =
-            Json::Array(params.iter().map(|(k, v)| Json::Array(vec![Json::from(k), Json::from(v)])).collect()).to_string();
+            Json::Array(params.iter().map(|(k, v)| Json::Array(vec![Json::from(k), Json::from(v)])).collect())
+                .to_string();
         let (name, last, count) = &mut self.identical;
         if *name == job.name && *last == signature {
             *count += 1;

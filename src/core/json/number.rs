@@ -6,8 +6,8 @@ pub struct Number(String);
 
 /// Powers of ten that f64 holds exactly.
 const EXACT_POWERS: [f64; 23] = [
-    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19,
-    1e20, 1e21, 1e22,
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20,
+    1e21, 1e22,
 ];
 
 /// Decimals written for a value that is not an integer.
@@ -39,7 +39,7 @@ impl Number {
         }
         let value = self.as_f64();
         // NOTE: `as` saturates, so a huge whole value gives u64::MAX.
-        (value >= 0.0 && (value.is_infinite() || value.fract() == 0.0)).then(|| value as u64)
+        (value >= 0.0 && (value.is_infinite() || value.fract() == 0.0)).then_some(value as u64)
     }
 
     /// The value as a float: exact when the digits fit in 53 bits and the power of ten in
@@ -154,7 +154,8 @@ fn scale(mantissa: u64, exponent: i64) -> f64 {
 
 /// The length of the JSON number at the start of `bytes`, if one is there.
 pub(super) fn scan(bytes: &[u8]) -> Option<usize> {
-    let digits = |from: usize| bytes.get(from..).map_or(0, |rest| rest.iter().take_while(|b| b.is_ascii_digit()).count());
+    let digits =
+        |from: usize| bytes.get(from..).map_or(0, |rest| rest.iter().take_while(|b| b.is_ascii_digit()).count());
     let mut i = usize::from(bytes.first() == Some(&b'-'));
     match bytes.get(i) {
         Some(b'0') => i += 1,

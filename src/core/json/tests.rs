@@ -20,10 +20,40 @@ fn same_as_serde(text: &str) {
 #[test]
 fn reads_what_serde_json_reads() {
     for text in [
-        "null", "true", " false ", "0", "-0", "12", "-3.5e-2", "1E+3", r#""a\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00""#,
-        "[]", "[1,[2,[3]]]", "{}", r#"{"a":{"b":[null,true]},"c":"d"}"#, "[1,]", "{,}", "01", "1.", ".5", "-",
-        "1e", "tru", r#""\x""#, "\"a\nb\"", "[1 2]", r#"{"a" 1}"#, r#"{"a":1,}"#, "\"abc", "[", "{\"a\":", "1 2",
-        "\u{feff}1", "// c\n1", "NaN", "[-]",
+        "null",
+        "true",
+        " false ",
+        "0",
+        "-0",
+        "12",
+        "-3.5e-2",
+        "1E+3",
+        r#""a\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00""#,
+        "[]",
+        "[1,[2,[3]]]",
+        "{}",
+        r#"{"a":{"b":[null,true]},"c":"d"}"#,
+        "[1,]",
+        "{,}",
+        "01",
+        "1.",
+        ".5",
+        "-",
+        "1e",
+        "tru",
+        r#""\x""#,
+        "\"a\nb\"",
+        "[1 2]",
+        r#"{"a" 1}"#,
+        r#"{"a":1,}"#,
+        "\"abc",
+        "[",
+        "{\"a\":",
+        "1 2",
+        "\u{feff}1",
+        "// c\n1",
+        "NaN",
+        "[-]",
     ] {
         same_as_serde(text);
     }
@@ -57,7 +87,9 @@ fn integers_convert_exactly_and_saturate() {
 
 #[test]
 fn floats_read_like_the_standard_library() {
-    for text in ["0.1", "3.14159", "1e-7", "123456.789", "-2.5e10", "0.000123", "1e22", "1e-300", "1.7976931348623157e308"] {
+    for text in
+        ["0.1", "3.14159", "1e-7", "123456.789", "-2.5e10", "0.000123", "1e22", "1e-300", "1.7976931348623157e308"]
+    {
         let ours = Number::parse(text).unwrap().as_f64();
         let std: f64 = text.parse().unwrap();
         assert!((ours - std).abs() <= std.abs() * 1e-14, "{text}: {ours} vs {std}");

@@ -17,9 +17,9 @@ pub enum Json {
     /// A string.
     String(String),
     /// An array.
-    Array(Vec<Json>),
+    Array(Vec<Self>),
     /// An object's members, in order.
-    Object(Vec<(String, Json)>),
+    Object(Vec<(String, Self)>),
 }
 
 impl Json {

@@ -122,7 +122,11 @@ fn read_block(r: &mut Reader<'_>, block: &mut Block) -> Result<(), JsonError> {
 
 /// Reads token counts into `counts` (input, output, cache write, cache read) and returns
 /// the step's `type`.
-fn read_counts(r: &mut Reader<'_>, counts: &mut [Option<u64>; 4], mut other: impl FnMut(&mut Reader<'_>, &str) -> Result<(), JsonError>) -> Result<(), JsonError> {
+fn read_counts(
+    r: &mut Reader<'_>,
+    counts: &mut [Option<u64>; 4],
+    mut other: impl FnMut(&mut Reader<'_>, &str) -> Result<(), JsonError>,
+) -> Result<(), JsonError> {
     r.object(|r, key| {
         let at = match &*key {
             "input_tokens" => 0,
@@ -156,7 +160,13 @@ fn read_usage(r: &mut Reader<'_>) -> Result<WireUsage, JsonError> {
                     _ => r.skip(),
                 })?;
                 let [input_tokens, output_tokens, cache_creation_input_tokens, cache_read_input_tokens] = counts;
-                steps.push(WireIteration { kind, input_tokens, output_tokens, cache_creation_input_tokens, cache_read_input_tokens });
+                steps.push(WireIteration {
+                    kind,
+                    input_tokens,
+                    output_tokens,
+                    cache_creation_input_tokens,
+                    cache_read_input_tokens,
+                });
                 Ok(())
             })?;
             iterations = Some(steps);
@@ -198,10 +208,8 @@ impl AnthropicDecoder {
             "message_start" => self.usage(data.start_usage.unwrap_or_default(), out),
             "content_block_start" => self.block_start(data.index, data.block, out),
             "content_block_delta" => self.block_delta(data.index, data.delta, out),
-            "content_block_stop" => {
-                if self.tool.as_ref().is_some_and(|(index, ..)| *index == data.index) {
-                    self.tool = None;
-                }
+            "content_block_stop" if self.tool.as_ref().is_some_and(|(index, ..)| *index == data.index) => {
+                self.tool = None;
             }
             "message_delta" => {
                 if let Some(usage) = data.usage {

@@ -2,9 +2,9 @@
 //! (`{"type":"text","text":"…"}`, …), one per line, optionally written as SSE `data:` lines.
 //! Blank lines, SSE comments and `event:`/`id:` lines are skipped, and so is `[DONE]`.
 
+use super::chunk::read_chunk;
 use super::chunk::Chunk;
 use super::error::{error_in_json, ErrorBody, StreamError};
-use super::chunk::read_chunk;
 use super::json::read_data;
 
 /// Handles one line of a chunks stream.

@@ -8,8 +8,8 @@
 //! Values keep the reference's shape: strings as they are, anything else as compact JSON
 //! text. Members whose non-string value is unfinished are not shown until it is.
 
-use memchr::memchr2;
 use crate::core::json::Json;
+use memchr::memchr2;
 
 fn is_json_space(c: char) -> bool {
     matches!(c, ' ' | '\t' | '\n' | '\r')

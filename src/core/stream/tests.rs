@@ -123,7 +123,9 @@ fn sample_request(tools: bool) -> ModelRequest {
             vec![ToolDefinition {
                 name: "read_file".into(),
                 description: "Reads a file".into(),
-                input_schema: j(json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]})),
+                input_schema: j(
+                    json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}),
+                ),
             }]
         } else {
             Vec::new()
@@ -251,6 +253,6 @@ fn model_request_reads_string_and_block_content_and_names_what_is_wrong() {
 }
 
 /// A serde_json value as the core's JSON.
-fn j(value: serde_json::Value) -> crate::core::json::Json {
+fn j(value: Value) -> crate::core::json::Json {
     crate::core::json::Json::parse(&value.to_string()).unwrap()
 }

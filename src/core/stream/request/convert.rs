@@ -8,7 +8,9 @@ use crate::core::json::Json;
 use crate::core::stream::model::ModelInfo;
 use crate::core::stream::Usage;
 
-use super::{Content, ContentBlock, HttpRequest, ImageSource, Message, ModelRequest, ModelSettings, Role, ToolDefinition};
+use super::{
+    Content, ContentBlock, HttpRequest, ImageSource, Message, ModelRequest, ModelSettings, Role, ToolDefinition,
+};
 
 /// Why a value could not be read: where, and what is wrong.
 type Error = String;
@@ -170,9 +172,10 @@ impl ContentBlock {
                 },
                 is_error: flag(value, at, "is_error")?,
             },
-            Some("thinking") => {
-                Self::Thinking { thinking: required(value, at, "thinking")?, signature: string(value, at, "signature")? }
-            }
+            Some("thinking") => Self::Thinking {
+                thinking: required(value, at, "thinking")?,
+                signature: string(value, at, "signature")?,
+            },
             Some("redacted_thinking") => Self::RedactedThinking { data: required(value, at, "data")? },
             Some(other) => return Err(format!("{at}.type \"{other}\" is not a content block type")),
             None => return Err(format!("{at}.type is required")),

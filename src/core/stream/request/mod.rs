@@ -218,12 +218,7 @@ pub struct HttpRequest {
 }
 
 impl HttpRequest {
-    fn post(
-        url: String,
-        mut headers: BTreeMap<String, String>,
-        body: &Json,
-        extra: &BTreeMap<String, String>,
-    ) -> Self {
+    fn post(url: String, mut headers: BTreeMap<String, String>, body: &Json, extra: &BTreeMap<String, String>) -> Self {
         headers.insert("content-type".into(), "application/json".into());
         for (name, value) in extra {
             headers.insert(name.to_ascii_lowercase(), value.clone());
