@@ -169,8 +169,8 @@ impl Driver {
                 None => {
                     let http = build_request(format, &request);
                     let headers = Object::new();
-                    for (name, value) in &http.headers {
-                        let _ = Reflect::set(&headers, &name.into(), &value.into());
+                    for (name, value) in http.headers.iter() {
+                        let _ = Reflect::set(&headers, &JsValue::from_str(name), &JsValue::from_str(value));
                     }
                     let _ = Reflect::set(&init, &"method".into(), &http.method.into());
                     let _ = Reflect::set(&init, &"headers".into(), &headers);

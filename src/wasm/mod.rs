@@ -35,3 +35,10 @@ mod types;
 
 #[cfg(feature = "bench")]
 mod bench;
+
+// NOTE: talc instead of the default dlmalloc: smaller code in the wasm (scripts/bench
+// measures the package size) and well maintained.
+// SAFETY: a wasm instance of this package is single-threaded, which is what
+// `TalckWasm::new_global` requires.
+#[global_allocator]
+static ALLOCATOR: talc::TalckWasm = unsafe { talc::TalckWasm::new_global() };

@@ -9,7 +9,8 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::wasm_bindgen_test;
 
 fn blocks_from_js(value: JsValue) -> Vec<Block> {
-    let json: serde_json::Value = serde_wasm_bindgen::from_value(value).unwrap();
+    let text = js_sys::JSON::stringify(&value).unwrap().as_string().unwrap();
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
     json.as_array().unwrap().iter().map(block_from_json).collect()
 }
 

@@ -184,7 +184,7 @@ impl Ctx {
     /// The same call with identical parameters: a warning at 3, the mistake limit at 5.
     fn count_identical(&mut self, round: &mut Round, job: &ToolJob) {
         let mut params: Vec<&(String, String)> = job.params.iter().filter(|(k, _)| k != "task_progress").collect();
-        params.sort();
+        params.sort_unstable();
         let signature =
             Json::Array(params.iter().map(|(k, v)| Json::Array(vec![Json::from(k), Json::from(v)])).collect())
                 .to_string();

@@ -20,7 +20,8 @@ mod serde_impl;
 mod value;
 mod write;
 
-#[cfg(test)]
+// NOTE: the property tests need proptest, a native-only dev-dependency.
+#[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests;
 
 pub use number::Number;

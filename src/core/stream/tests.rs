@@ -145,9 +145,9 @@ fn anthropic_request_streams_with_cache_breakpoints_and_browser_header() {
     let request = build_request(Format::Anthropic, &sample_request(true));
     assert_eq!(request.url, "https://api.anthropic.com/v1/messages");
     assert_eq!(request.method, "POST");
-    assert_eq!(request.headers["x-api-key"], "sk-ant-test");
-    assert_eq!(request.headers["anthropic-version"], "2023-06-01");
-    assert_eq!(request.headers["anthropic-dangerous-direct-browser-access"], "true");
+    assert_eq!(request.headers.get("x-api-key"), Some("sk-ant-test"));
+    assert_eq!(request.headers.get("anthropic-version"), Some("2023-06-01"));
+    assert_eq!(request.headers.get("anthropic-dangerous-direct-browser-access"), Some("true"));
     let body: Value = serde_json::from_str(&request.body).unwrap();
     assert_eq!(body["stream"], true);
     assert_eq!(body["max_tokens"], 8192);
@@ -174,11 +174,11 @@ fn anthropic_request_with_reasoning_budget_has_no_temperature_and_no_key_when_om
     request.model.api_key = None;
     request.model.prompt_cache = false;
     request.model.base_url = Some("https://proxy.example/anthropic/".into());
-    request.model.headers.insert("X-Trace".into(), "1".into());
+    request.model.headers.insert("X-Trace", "1");
     let built = build_request(Format::Anthropic, &request);
     assert_eq!(built.url, "https://proxy.example/anthropic/v1/messages");
     assert!(!built.headers.contains_key("x-api-key"));
-    assert_eq!(built.headers["x-trace"], "1");
+    assert_eq!(built.headers.get("x-trace"), Some("1"));
     let body: Value = serde_json::from_str(&built.body).unwrap();
     assert_eq!(body["thinking"], json!({"type": "enabled", "budget_tokens": 4000}));
     assert!(body.get("temperature").is_none());
@@ -193,7 +193,7 @@ fn openai_request_converts_history_and_asks_for_usage() {
     request.model.api_key = Some("sk-test".into());
     let built = build_request(Format::OpenAi, &request);
     assert_eq!(built.url, "https://api.openai.com/v1/chat/completions");
-    assert_eq!(built.headers["authorization"], "Bearer sk-test");
+    assert_eq!(built.headers.get("authorization"), Some("Bearer sk-test"));
     let body: Value = serde_json::from_str(&built.body).unwrap();
     assert_eq!(body["stream_options"]["include_usage"], true);
     assert_eq!(body["max_tokens"], 8192);

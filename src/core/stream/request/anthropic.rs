@@ -1,8 +1,6 @@
 //! The Anthropic Messages request.
 
-use std::collections::BTreeMap;
-
-use super::{join_url, Content, ContentBlock, HttpRequest, ModelRequest, Role};
+use super::{join_url, Content, ContentBlock, Headers, HttpRequest, ModelRequest, Role};
 use crate::core::json::Json;
 
 fn cache_control() -> Json {
@@ -67,13 +65,13 @@ pub fn build_anthropic(request: &ModelRequest) -> HttpRequest {
         body.set("tool_choice", Json::object().with("type", choice));
     }
 
-    let mut headers = BTreeMap::new();
-    headers.insert("anthropic-version".to_owned(), "2023-06-01".to_owned());
+    let mut headers = Headers::new();
+    headers.insert("anthropic-version", "2023-06-01");
     if let Some(key) = settings.api_key.as_deref().filter(|k| !k.is_empty()) {
-        headers.insert("x-api-key".to_owned(), key.to_owned());
+        headers.insert("x-api-key", key);
     }
     if settings.browser {
-        headers.insert("anthropic-dangerous-direct-browser-access".to_owned(), "true".to_owned());
+        headers.insert("anthropic-dangerous-direct-browser-access", "true");
     }
     let url = join_url(settings.base_url.as_deref(), "https://api.anthropic.com", "/v1/messages");
     HttpRequest::post(url, headers, &body, &settings.headers)

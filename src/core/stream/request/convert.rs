@@ -9,7 +9,8 @@ use crate::core::stream::model::ModelInfo;
 use crate::core::stream::Usage;
 
 use super::{
-    Content, ContentBlock, HttpRequest, ImageSource, Message, ModelRequest, ModelSettings, Role, ToolDefinition,
+    Content, ContentBlock, Headers, HttpRequest, ImageSource, Message, ModelRequest, ModelSettings, Role,
+    ToolDefinition,
 };
 
 /// Why a value could not be read: where, and what is wrong.
@@ -255,13 +256,13 @@ impl ModelSettings {
     /// `format`, `info`, `fetch` and `request`, which the binding reads itself).
     pub fn from_json(value: &Json, at: &str) -> Result<Self, Error> {
         let value = object(value, at)?;
-        let mut headers = std::collections::BTreeMap::new();
+        let mut headers = Headers::new();
         match value.get("headers") {
             None | Some(Json::Null) => {}
             Some(Json::Object(members)) => {
                 for (name, v) in members {
                     let v = v.as_str().ok_or_else(|| format!("{at}.headers[\"{name}\"] must be a string"))?;
-                    headers.insert(name.clone(), v.to_owned());
+                    headers.insert(name, v);
                 }
             }
             Some(_) => return Err(format!("{at}.headers must be an object")),
@@ -300,8 +301,8 @@ impl ModelSettings {
     }
 }
 
-fn headers_json(headers: &std::collections::BTreeMap<String, String>) -> Json {
-    Json::Object(headers.iter().map(|(k, v)| (k.clone(), Json::from(v))).collect())
+fn headers_json(headers: &Headers) -> Json {
+    Json::Object(headers.iter().map(|(k, v)| (k.to_owned(), Json::from(v))).collect())
 }
 
 impl HttpRequest {

@@ -8,9 +8,8 @@
 
 mod anthropic;
 mod convert;
+mod headers;
 mod openai;
-
-use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
@@ -18,6 +17,7 @@ use super::decoder::Format;
 use crate::core::json::Json;
 
 pub use anthropic::build_anthropic;
+pub use headers::Headers;
 pub use openai::build_openai;
 
 /// Everything one model call needs.
@@ -177,7 +177,7 @@ pub struct ModelSettings {
     pub reasoning_effort: Option<String>,
     /// Extra HTTP headers; they override the builder's own.
     #[serde(default)]
-    pub headers: BTreeMap<String, String>,
+    pub headers: Headers,
     /// The API's base URL (default the provider's public API).
     #[serde(default)]
     pub base_url: Option<String>,
@@ -212,16 +212,16 @@ pub struct HttpRequest {
     /// Always `POST`.
     pub method: String,
     /// Header names (lowercase) and values.
-    pub headers: BTreeMap<String, String>,
+    pub headers: Headers,
     /// The JSON body.
     pub body: String,
 }
 
 impl HttpRequest {
-    fn post(url: String, mut headers: BTreeMap<String, String>, body: &Json, extra: &BTreeMap<String, String>) -> Self {
-        headers.insert("content-type".into(), "application/json".into());
-        for (name, value) in extra {
-            headers.insert(name.to_ascii_lowercase(), value.clone());
+    fn post(url: String, mut headers: Headers, body: &Json, extra: &Headers) -> Self {
+        headers.insert("content-type", "application/json");
+        for (name, value) in extra.iter() {
+            headers.insert(name, value);
         }
         Self { url, method: "POST".into(), headers, body: body.to_string() }
     }

@@ -1,8 +1,6 @@
 //! The OpenAI Chat Completions request (and compatible servers).
 
-use std::collections::BTreeMap;
-
-use super::{join_url, Content, ContentBlock, HttpRequest, ImageSource, Message, ModelRequest, Role};
+use super::{join_url, Content, ContentBlock, Headers, HttpRequest, ImageSource, Message, ModelRequest, Role};
 use crate::core::json::Json;
 
 /// Builds a streaming Chat Completions request that asks for usage in the stream.
@@ -54,9 +52,9 @@ pub fn build_openai(request: &ModelRequest) -> HttpRequest {
         body.set("parallel_tool_calls", false);
     }
 
-    let mut headers = BTreeMap::new();
+    let mut headers = Headers::new();
     if let Some(key) = settings.api_key.as_deref().filter(|k| !k.is_empty()) {
-        headers.insert("authorization".to_owned(), format!("Bearer {key}"));
+        headers.insert("authorization", format!("Bearer {key}"));
     }
     let url = join_url(settings.base_url.as_deref(), "https://api.openai.com/v1", "/chat/completions");
     HttpRequest::post(url, headers, &body, &settings.headers)
