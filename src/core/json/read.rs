@@ -107,6 +107,12 @@ impl<'a> Reader<'a> {
 
     /// Reads an object, calling `member` with each key; `member` must read the value.
     pub fn object(&mut self, mut member: impl FnMut(&mut Self, Cow<'a, str>) -> Result<()>) -> Result<()> {
+        self.object_dyn(&mut member)
+    }
+
+    // NOTE: one copy of the loop for every caller (the callers' closures are called through
+    // a pointer), which keeps the wasm small.
+    fn object_dyn(&mut self, member: &mut dyn FnMut(&mut Self, Cow<'a, str>) -> Result<()>) -> Result<()> {
         if self.peek() != Some(b'{') {
             return self.fail("expected an object");
         }
@@ -139,6 +145,10 @@ impl<'a> Reader<'a> {
 
     /// Reads an array, calling `item` for each element; `item` must read it.
     pub fn array(&mut self, mut item: impl FnMut(&mut Self) -> Result<()>) -> Result<()> {
+        self.array_dyn(&mut item)
+    }
+
+    fn array_dyn(&mut self, item: &mut dyn FnMut(&mut Self) -> Result<()>) -> Result<()> {
         if self.peek() != Some(b'[') {
             return self.fail("expected an array");
         }

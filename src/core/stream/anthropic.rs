@@ -8,6 +8,8 @@
 //! lists `iterations`: the billed totals are the sums over the steps on the requested model
 //! (compaction and message, not an advisor on another model).
 
+use std::borrow::Cow;
+
 use super::chunk::{Chunk, Usage};
 use super::error::{ErrorBody, StreamError};
 use super::json::read_data;
@@ -34,15 +36,15 @@ struct Reported {
 
 /// Every field any event carries, read in one pass (members may come in any order).
 #[derive(Default)]
-struct Event {
-    kind: Option<String>,
+struct Event<'a> {
+    kind: Option<Cow<'a, str>>,
     index: u64,
     /// `message.usage` of `message_start`.
     start_usage: Option<WireUsage>,
     /// `content_block` of `content_block_start`.
-    block: Block,
+    block: Block<'a>,
     /// `delta` of `content_block_delta` and `message_delta`.
-    delta: Block,
+    delta: Block<'a>,
     /// `usage` of `message_delta`.
     usage: Option<WireUsage>,
     error: Option<Json>,
@@ -50,8 +52,8 @@ struct Event {
 
 /// A content block or a delta: the union of their fields.
 #[derive(Default)]
-struct Block {
-    kind: String,
+struct Block<'a> {
+    kind: Cow<'a, str>,
     text: Option<String>,
     thinking: Option<String>,
     signature: Option<String>,
@@ -83,10 +85,10 @@ struct WireIteration {
     cache_read_input_tokens: Option<u64>,
 }
 
-fn read_event(r: &mut Reader<'_>) -> Result<Event, JsonError> {
+fn read_event<'a>(r: &mut Reader<'a>) -> Result<Event<'a>, JsonError> {
     let mut event = Event::default();
     r.object(|r, key| match &*key {
-        "type" => r.string_owned().map(|v| event.kind = v),
+        "type" => r.string().map(|v| event.kind = v),
         "index" => r.u64().map(|v| event.index = v.unwrap_or(0)),
         "message" if r.is_object() => r.object(|r, key| match &*key {
             "usage" if r.is_object() => read_usage(r).map(|u| event.start_usage = Some(u)),
@@ -101,10 +103,10 @@ fn read_event(r: &mut Reader<'_>) -> Result<Event, JsonError> {
     Ok(event)
 }
 
-fn read_block(r: &mut Reader<'_>, block: &mut Block) -> Result<(), JsonError> {
+fn read_block<'a>(r: &mut Reader<'a>, block: &mut Block<'a>) -> Result<(), JsonError> {
     r.object(|r, key| {
         let slot = match &*key {
-            "type" => return r.string_owned().map(|v| block.kind = v.unwrap_or_default()),
+            "type" => return r.string().map(|v| block.kind = v.unwrap_or_default()),
             "text" => &mut block.text,
             "thinking" => &mut block.thinking,
             "signature" => &mut block.signature,
@@ -240,8 +242,8 @@ impl AnthropicDecoder {
         }
     }
 
-    fn block_start(&mut self, index: u64, block: Block, out: &mut Vec<Chunk>) {
-        match block.kind.as_str() {
+    fn block_start(&mut self, index: u64, block: Block<'_>, out: &mut Vec<Chunk>) {
+        match &*block.kind {
             "text" => {
                 // NOTE: as the reference does, a text block after another block starts on a
                 // new line, so the reply's text reads the same once concatenated.
@@ -276,8 +278,8 @@ impl AnthropicDecoder {
         }
     }
 
-    fn block_delta(&mut self, index: u64, body: Block, out: &mut Vec<Chunk>) {
-        match body.kind.as_str() {
+    fn block_delta(&mut self, index: u64, body: Block<'_>, out: &mut Vec<Chunk>) {
+        match &*body.kind {
             "text_delta" => {
                 if let Some(text) = body.text.filter(|t| !t.is_empty()) {
                     out.push(Chunk::Text { text });

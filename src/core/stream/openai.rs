@@ -55,8 +55,10 @@ struct Choice {
 
 #[derive(Default)]
 struct WireDelta {
-    /// `content`: a string, or (Mistral) an array of text and thinking parts, as text.
-    content: Vec<Chunk>,
+    /// `content` as a string.
+    content: Option<String>,
+    /// `content` as (Mistral) an array of text and thinking parts, as chunks.
+    content_parts: Vec<Chunk>,
     reasoning_content: Option<String>,
     reasoning: Option<String>,
     /// The texts of `reasoning_details`, joined.
@@ -119,13 +121,8 @@ fn read_choice(r: &mut Reader<'_>) -> Result<Choice, JsonError> {
 
 fn read_delta(r: &mut Reader<'_>, delta: &mut WireDelta) -> Result<(), JsonError> {
     r.object(|r, key| match &*key {
-        "content" if r.is_array() => read_parts(r, &mut delta.content),
-        "content" => {
-            if let Some(text) = r.string_owned()?.filter(|t| !t.is_empty()) {
-                delta.content.push(Chunk::Text { text });
-            }
-            Ok(())
-        }
+        "content" if r.is_array() => read_parts(r, &mut delta.content_parts),
+        "content" => r.string_owned().map(|v| delta.content = v),
         "reasoning_content" => r.string_owned().map(|v| delta.reasoning_content = v),
         "reasoning" => r.string_owned().map(|v| delta.reasoning = v),
         "reasoning_details" if r.is_array() => r.array(|r| {
@@ -264,7 +261,10 @@ impl OpenAiDecoder {
         if let Some(reasoning) = reasoning.filter(|r| !r.is_empty()) {
             out.push(Chunk::reasoning(reasoning));
         }
-        out.extend(delta.content);
+        if let Some(text) = delta.content.filter(|t| !t.is_empty()) {
+            out.push(Chunk::Text { text });
+        }
+        out.extend(delta.content_parts);
         if let Some(refusal) = delta.refusal.filter(|r| !r.is_empty()) {
             self.refused = true;
             out.push(Chunk::Text { text: refusal });
