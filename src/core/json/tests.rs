@@ -4,6 +4,7 @@ use proptest::prelude::*;
 
 use super::*;
 
+#[allow(clippy::unwrap_used, clippy::panic)]
 fn same_as_serde(text: &str) {
     let ours = Json::parse(text);
     let theirs = serde_json::from_str::<serde_json::Value>(text);
