@@ -18,10 +18,17 @@ const snippet = readdirSync(join(pkg, "snippets")).find((dir) => {
 if (!snippet) throw new Error("[build] snippets/*/js/errors.js not found in " + pkg);
 const errorsModule = `./snippets/${snippet}/js/errors.js`;
 
-const entries = ["node.js", "browser.js", "workerd.js", "inline.js", "api.js", "parser.js"];
+const entries = ["node.js", "browser.js", "workerd.js", "edge-light.js", "inline.js", "api.js", "parser.js", "guard.js"];
 for (const file of entries) {
   const text = readFileSync(join(root, "js", file), "utf8").replaceAll("__ERRORS_MODULE__", errorsModule);
   writeFileSync(join(pkg, file), text);
+}
+// Every class the bindings export checks that its object is alive (js/guard.js).
+let glue = readFileSync(join(pkg, "clew.js"), "utf8");
+const classes = [...glue.matchAll(/^export class (\w+)/gm)].map((m) => m[1]);
+if (!glue.includes("guardClasses(")) {
+  glue = `import { guardClasses } from "./guard.js";\n${glue}\nguardClasses([${classes.join(", ")}]);\n`;
+  writeFileSync(join(pkg, "clew.js"), glue);
 }
 const wasm = readFileSync(join(pkg, "clew_bg.wasm"));
 // A dependency that pulls in a host function shows as an import from "env": no runtime has it.
@@ -73,7 +80,7 @@ const manifest = {
   exports: {
     ".": {
       workerd: { types: "./index.d.ts", default: "./workerd.js" },
-      "edge-light": { types: "./index.d.ts", default: "./workerd.js" },
+      "edge-light": { types: "./index.d.ts", default: "./edge-light.js" },
       browser: { types: "./index.d.ts", default: "./browser.js" },
       node: { import: { types: "./index.d.ts", default: "./node.js" }, require: { types: "./index.d.cts", default: "./index.cjs" } },
       require: { types: "./index.d.cts", default: "./index.cjs" },
@@ -87,7 +94,7 @@ const manifest = {
     "./clew_bg.wasm": "./clew_bg.wasm",
     "./package.json": "./package.json",
   },
-  sideEffects: ["./node.js", "./browser.js", "./workerd.js", "./inline.js", "./index.cjs"],
+  sideEffects: ["./node.js", "./browser.js", "./workerd.js", "./edge-light.js", "./inline.js", "./index.cjs"],
   keywords: generated.keywords,
   engines: { node: ">=18.17" },
 };

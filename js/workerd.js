@@ -1,4 +1,4 @@
-// Cloudflare Workers (workerd) and Vercel/Next.js edge (edge-light) entry: the runtime
+// Cloudflare Workers (workerd) entry: the runtime
 // imports a .wasm file as a compiled WebAssembly.Module; compiling bytes at run time is not
 // allowed there.
 import wasmModule from "./clew_bg.wasm";

@@ -23,7 +23,7 @@ test("the node condition resolves to the node entry", () => {
 test("each runtime and bundler condition picks its entry", () => {
   const cases = [
     [["workerd", "worker", "browser", "import"], "workerd.js"],
-    [["edge-light", "browser", "import"], "workerd.js"],
+    [["edge-light", "browser", "import"], "edge-light.js"],
     [["browser", "import", "module"], "browser.js"],
     [["node", "import"], "node.js"],
     [["node", "require"], "index.cjs"],

@@ -298,3 +298,21 @@ fn decoder_limits_give_typed_errors() {
     let error = decoder.push(line.repeat(3).as_bytes(), &mut chunks).unwrap_err();
     assert_eq!(error, StreamError::EventTooLarge { limit: 100 });
 }
+
+#[test]
+fn a_stream_cut_mid_event_is_incomplete_and_retryable_not_malformed() {
+    let cases: [(Format, &[u8]); 3] = [
+        (Format::OpenAi, b"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"}}]}\n\ndata: {\"choi"),
+        (Format::Anthropic, b"event: message_start\ndata: {\"type\":\"message_start\",\"message\":{}}\n\nevent: content_block_delta\ndata: {\"type\":\"content_blo"),
+        (Format::Chunks, b"{\"type\":\"text\",\"text\":\"a\"}\n{\"type\":\"te"),
+    ];
+    for (format, body) in cases {
+        let (_, error) = decode(format, &[body]);
+        let error = error.unwrap();
+        assert_eq!(error.code(), "CLEW_STREAM_INCOMPLETE", "{format:?}: {error}");
+        assert!(error.is_retryable());
+    }
+    // A whole but wrong last line is still malformed.
+    let (_, error) = decode(Format::OpenAi, &[b"data: {oops}"]);
+    assert_eq!(error.unwrap().code(), "CLEW_MALFORMED_JSON");
+}

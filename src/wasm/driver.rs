@@ -228,7 +228,7 @@ impl Driver {
         let me = Rc::clone(self);
         let mut buffer = Vec::new();
         let push = Closure::<dyn FnMut(JsValue) -> bool>::new(move |value: JsValue| {
-            if super::stream::bytes_of(&value, &mut buffer).is_ok() {
+            if super::args::bytes_or_text(&value, "a model stream chunk", &mut buffer).is_ok() {
                 let bytes = std::mem::take(&mut buffer);
                 me.handle(|m, now| m.handle_stream_bytes(now, stream, &bytes));
                 buffer = bytes;

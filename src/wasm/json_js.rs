@@ -2,16 +2,42 @@
 //! the way in, the core's writer then `JSON.parse` on the way out. One call each way, and
 //! no serde in the wasm.
 
-use wasm_bindgen::JsValue;
+use wasm_bindgen::prelude::*;
 
 use crate::core::json::Json;
 
+#[wasm_bindgen(inline_js = "export function clew_stringify(value) {
+  let bad = null;
+  try {
+    const text = JSON.stringify(value, function (key, v) {
+      if (typeof v === 'number' && !Number.isFinite(v) && bad === null) bad = key;
+      return v;
+    });
+    if (bad !== null) return { bad };
+    return typeof text === 'string' ? text : { error: 'is not plain data' };
+  } catch (error) {
+    return { error: 'cannot be written as JSON (' + String(error && error.message || error) + ')' };
+  }
+}")]
+extern "C" {
+    /// `JSON.stringify(value)`, or `{bad: key}` for a NaN or infinite number, or `{error}`
+    /// (a cycle, a BigInt, a throwing getter or proxy): no exception reaches wasm.
+    fn clew_stringify(value: &JsValue) -> JsValue;
+}
+
 /// `value` (plain data) as JSON; `Err` with the reason when it cannot be written as JSON
-/// (a `BigInt`, a cycle, a throwing getter) or is `undefined`.
+/// (a `BigInt`, a cycle, a throwing getter), holds a NaN or infinite number (which
+/// `JSON.stringify` would quietly turn into `null`), or is `undefined`.
 pub(crate) fn from_js(value: &JsValue) -> Result<Json, String> {
-    let text = js_sys::JSON::stringify(value)
-        .map_err(|_| "cannot be written as JSON (a BigInt, a cycle or a throwing getter)".to_owned())?;
-    let text = text.as_string().ok_or_else(|| "is not plain data".to_owned())?;
+    let result = clew_stringify(value);
+    let Some(text) = result.as_string() else {
+        let field = |key: &str| js_sys::Reflect::get(&result, &JsValue::from_str(key)).ok().and_then(|v| v.as_string());
+        return Err(match field("bad") {
+            Some(key) if key.is_empty() => "must be a finite number".to_owned(),
+            Some(key) => format!("has a number that is not finite at `{key}`"),
+            None => field("error").unwrap_or_else(|| "is not plain data".to_owned()),
+        });
+    };
     Json::parse(&text).map_err(|error| error.to_string())
 }
 

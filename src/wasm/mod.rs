@@ -6,6 +6,7 @@
 // NOTE: some exported items are reached only from JavaScript, not from Rust paths.
 #![allow(unreachable_pub)]
 
+mod args;
 mod blocks_js;
 #[cfg(not(feature = "without-task"))]
 mod driver;

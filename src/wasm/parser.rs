@@ -1,11 +1,13 @@
 //! `parseAssistantMessage` and the `AssistantMessageParser` class.
 
-use js_sys::{Array, Reflect};
+use js_sys::Array;
 use wasm_bindgen::prelude::*;
 
+use super::args;
 use super::blocks_js::{block_to_js, blocks_to_js};
 use super::error::{type_error, Code};
 use super::types::ToolSetSpecJs;
+use crate::core::json::Json;
 use crate::core::parser::{parse_raw, BlockRef, IncrementalParser, ToolSet};
 
 thread_local! {
@@ -14,25 +16,23 @@ thread_local! {
 
 const TOOL_SET_SHAPE: &str = "tools must be { tools: string[], params: string[] }";
 
-/// The strings of `spec[field]`, which must be an array of strings.
-fn string_list(spec: &JsValue, field: &str) -> Result<Vec<String>, JsValue> {
-    let bad = || type_error(Code::InvalidArgument, &format!("{TOOL_SET_SHAPE}: `{field}` is not an array of strings"));
-    let value = Reflect::get(spec, &JsValue::from_str(field)).map_err(|_| bad())?;
-    if !Array::is_array(&value) {
-        return Err(bad());
-    }
-    value.unchecked_into::<Array>().iter().map(|item| item.as_string().ok_or_else(bad)).collect()
-}
-
-/// The tool set named by an optional `ToolSetSpec` argument.
+/// The tool set named by an optional `ToolSetSpec` argument, read through JSON (no getter
+/// of the user's object runs inside wasm).
 fn tool_set(spec: Option<ToolSetSpecJs>) -> Result<ToolSet, JsValue> {
     let Some(spec) = spec.map(JsValue::from).filter(|value| !value.is_undefined() && !value.is_null()) else {
         return Ok(REFERENCE_TOOLS.with(ToolSet::clone));
     };
-    if !spec.is_object() {
-        return Err(type_error(Code::InvalidArgument, TOOL_SET_SHAPE));
-    }
-    let (tools, params) = (string_list(&spec, "tools")?, string_list(&spec, "params")?);
+    let bad = |why: &str| type_error(Code::InvalidArgument, &format!("{TOOL_SET_SHAPE}: {why}"));
+    let json = super::json_js::from_js(&spec).map_err(|e| bad(&e))?;
+    let list = |field: &str| -> Result<Vec<String>, JsValue> {
+        let items =
+            json.get(field).and_then(Json::as_array).ok_or_else(|| bad(&format!("`{field}` is not an array")))?;
+        items
+            .iter()
+            .map(|item| item.as_str().map(str::to_owned).ok_or_else(|| bad(&format!("`{field}` holds a non-string"))))
+            .collect()
+    };
+    let (tools, params) = (list("tools")?, list("params")?);
     ToolSet::from_names(&tools, &params).map_err(|error| type_error(Code::InvalidToolSet, &error.to_string()))
 }
 
@@ -43,10 +43,14 @@ fn tool_set(spec: Option<ToolSetSpecJs>) -> Result<ToolSet, JsValue> {
 /// @param tools - which tags exist; the reference tool set when omitted.
 /// @throws TypeError (code `CLEW_INVALID_ARGUMENT` or `CLEW_INVALID_TOOL_SET`) for a bad `tools`.
 #[wasm_bindgen(js_name = parseAssistantMessage, unchecked_return_type = "Block[]")]
-pub fn parse_assistant_message(text: &str, tools: Option<ToolSetSpecJs>) -> Result<Array, JsValue> {
+pub fn parse_assistant_message(
+    #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+    tools: Option<ToolSetSpecJs>,
+) -> Result<Array, JsValue> {
+    let text = args::text(&text, "text")?;
     let parse = |tools: &ToolSet| {
-        let raw = parse_raw(text, tools);
-        blocks_to_js(raw.iter().map(|block| BlockRef::new(block, text, tools)))
+        let raw = parse_raw(&text, tools);
+        blocks_to_js(raw.iter().map(|block| BlockRef::new(block, &text, tools)))
     };
     match tools {
         None => Ok(REFERENCE_TOOLS.with(parse)),
@@ -80,8 +84,10 @@ impl AssistantMessageParser {
     /// Appends a chunk of the model's text and parses it. Returns the index of the first
     /// block that changed, or the block count when none changed: blocks before it are as
     /// they were.
-    pub fn push(&mut self, chunk: &str) -> usize {
-        self.inner.push(chunk)
+    ///
+    /// @throws TypeError (code `CLEW_INVALID_ARGUMENT`) when `chunk` is not a string.
+    pub fn push(&mut self, #[wasm_bindgen(unchecked_param_type = "string")] chunk: JsValue) -> Result<usize, JsValue> {
+        Ok(self.inner.push(&args::text(&chunk, "chunk")?))
     }
 
     /// Every block.
@@ -91,9 +97,11 @@ impl AssistantMessageParser {
     }
 
     /// Block `index`, or `undefined` past the end.
+    ///
+    /// @throws TypeError (code `CLEW_INVALID_ARGUMENT`) when `index` is not a whole number.
     #[wasm_bindgen(unchecked_return_type = "Block | undefined")]
-    pub fn block(&self, index: usize) -> JsValue {
-        self.inner.block(index).map_or(JsValue::UNDEFINED, block_to_js)
+    pub fn block(&self, #[wasm_bindgen(unchecked_param_type = "number")] index: JsValue) -> Result<JsValue, JsValue> {
+        Ok(self.inner.block(args::index(&index, "index")?).map_or(JsValue::UNDEFINED, block_to_js))
     }
 
     /// The number of blocks.

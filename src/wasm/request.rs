@@ -5,7 +5,6 @@ use wasm_bindgen::prelude::*;
 
 use super::error::{type_error, Code};
 use super::json_js;
-use super::stream::parse_format;
 use crate::core::json::Json;
 use crate::core::stream::model::ModelInfo;
 use crate::core::stream::request::{build_request as build, ModelRequest};
@@ -24,10 +23,10 @@ fn read_js<T>(value: &JsValue, what: &str, read: impl FnOnce(&Json, &str) -> Res
 /// @throws TypeError (code `CLEW_INVALID_ARGUMENT` or `CLEW_UNKNOWN_FORMAT`).
 #[wasm_bindgen(js_name = buildRequest, unchecked_return_type = "HttpRequest")]
 pub fn build_request(
-    #[wasm_bindgen(unchecked_param_type = "StreamFormat")] format: &str,
+    #[wasm_bindgen(unchecked_param_type = "StreamFormat")] format: JsValue,
     #[wasm_bindgen(unchecked_param_type = "ModelRequest")] request: JsValue,
 ) -> Result<JsValue, JsValue> {
-    let format = parse_format(format)?;
+    let format = super::args::format(&format)?;
     let request = read_js(&request, "request", |json, _| ModelRequest::from_json(json))?;
     Ok(json_js::to_js(&build(format, &request).to_json()))
 }

@@ -5,20 +5,14 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use js_sys::{Array, Object, Reflect, Uint8Array};
+use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::JsFuture;
-use web_sys::{ReadableStream, ReadableWritablePair, Response, TransformStream, TransformStreamDefaultController};
+use web_sys::{ReadableStream, TransformStream, TransformStreamDefaultController};
 
+use super::args;
 use super::error::{stream_error, type_error, Code};
 use crate::core::stream::{Chunk, Format, StreamDecoder as CoreDecoder, StreamError};
-
-/// The format named `name`, or a `TypeError`.
-pub(super) fn parse_format(name: &str) -> Result<Format, JsValue> {
-    name.parse()
-        .map_err(|error: crate::core::stream::UnknownFormat| type_error(Code::UnknownFormat, &error.to_string()))
-}
 
 /// One chunk as a JS object.
 fn chunk_to_js(chunk: &Chunk) -> JsValue {
@@ -56,6 +50,7 @@ fn chunks_to_js(chunks: &[Chunk]) -> Array {
 pub struct StreamDecoder {
     inner: CoreDecoder,
     out: Vec<Chunk>,
+    buffer: Vec<u8>,
 }
 
 #[wasm_bindgen]
@@ -64,16 +59,21 @@ impl StreamDecoder {
     ///
     /// @throws TypeError (code `CLEW_UNKNOWN_FORMAT`) for another name.
     #[wasm_bindgen(constructor)]
-    pub fn new(#[wasm_bindgen(unchecked_param_type = "StreamFormat")] format: &str) -> Result<Self, JsValue> {
-        Ok(Self { inner: CoreDecoder::new(parse_format(format)?), out: Vec::new() })
+    pub fn new(#[wasm_bindgen(unchecked_param_type = "StreamFormat")] format: JsValue) -> Result<Self, JsValue> {
+        Ok(Self { inner: CoreDecoder::new(args::format(&format)?), out: Vec::new(), buffer: Vec::new() })
     }
 
     /// Decodes the next bytes; returns the chunks they completed.
     ///
-    /// @throws ClewStreamError for a malformed stream or an error sent in it.
+    /// @throws ClewStreamError for a malformed stream or an error sent in it; TypeError
+    /// (code `CLEW_INVALID_ARGUMENT`) when `bytes` is not a `Uint8Array` or `ArrayBuffer`.
     #[wasm_bindgen(unchecked_return_type = "Chunk[]")]
-    pub fn push(&mut self, bytes: &[u8]) -> Result<Array, JsValue> {
-        let result = self.inner.push(bytes, &mut self.out);
+    pub fn push(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "Uint8Array | ArrayBuffer")] bytes: JsValue,
+    ) -> Result<Array, JsValue> {
+        args::bytes(&bytes, "bytes", &mut self.buffer)?;
+        let result = self.inner.push(&self.buffer, &mut self.out);
         self.take(result)
     }
 
@@ -101,37 +101,19 @@ impl StreamDecoder {
     }
 }
 
-/// Bytes of a stream chunk: a `Uint8Array`, an `ArrayBuffer` or a string.
-pub(super) fn bytes_of(value: &JsValue, buffer: &mut Vec<u8>) -> Result<(), JsValue> {
-    buffer.clear();
-    if let Some(text) = value.as_string() {
-        buffer.extend_from_slice(text.as_bytes());
-    } else if value.is_instance_of::<Uint8Array>() || value.is_instance_of::<js_sys::ArrayBuffer>() {
-        let view;
-        let array = match value.dyn_ref::<Uint8Array>() {
-            Some(array) => array,
-            None => {
-                view = Uint8Array::new(value);
-                &view
-            }
-        };
-        buffer.resize(array.length() as usize, 0);
-        array.copy_to(buffer);
-    } else {
-        return Err(type_error(Code::InvalidArgument, "sseDecoder takes Uint8Array, ArrayBuffer or string chunks"));
-    }
-    Ok(())
-}
-
 /// A `TransformStream` from a provider's response bytes to chunk objects. A malformed
 /// stream, or an error the provider sent in it, errors the stream with a `ClewStreamError`.
 ///
 /// @throws TypeError (code `CLEW_UNKNOWN_FORMAT`) for an unknown format.
 #[wasm_bindgen(js_name = sseDecoder, unchecked_return_type = "TransformStream<Uint8Array | ArrayBuffer | string, Chunk>")]
 pub fn sse_decoder(
-    #[wasm_bindgen(unchecked_param_type = "StreamFormat")] format: &str,
+    #[wasm_bindgen(unchecked_param_type = "StreamFormat")] format: JsValue,
 ) -> Result<TransformStream, JsValue> {
-    let decoder = Rc::new(RefCell::new((CoreDecoder::new(parse_format(format)?), Vec::new(), Vec::new())));
+    decoder_stream(args::format(&format)?)
+}
+
+fn decoder_stream(format: Format) -> Result<TransformStream, JsValue> {
+    let decoder = Rc::new(RefCell::new((CoreDecoder::new(format), Vec::new(), Vec::new())));
     let emit =
         |controller: &TransformStreamDefaultController, chunks: &mut Vec<Chunk>, result: Result<(), StreamError>| {
             for chunk in chunks.drain(..) {
@@ -144,7 +126,7 @@ pub fn sse_decoder(
         move |piece: JsValue, controller: TransformStreamDefaultController| {
             let mut guard = state.borrow_mut();
             let (decoder, chunks, buffer) = &mut *guard;
-            bytes_of(&piece, buffer)?;
+            args::bytes_or_text(&piece, "a chunk", buffer)?;
             let result = decoder.push(buffer, chunks);
             emit(&controller, chunks, result)
         },
@@ -163,28 +145,100 @@ pub fn sse_decoder(
     TransformStream::new_with_transformer(&transformer)
 }
 
+#[wasm_bindgen(inline_js = "export function clew_response(response) {
+  try {
+    if (response === null || typeof response !== 'object') return null;
+    const status = response.status;
+    if (typeof status !== 'number') return null;
+    let retryAfter = null;
+    try { retryAfter = response.headers.get('retry-after'); } catch {}
+    const body = response.body ?? null;
+    return { ok: response.ok === true, status, retryAfter, body, used: response.bodyUsed === true || !!(body && body.locked) };
+  } catch { return null; }
+}
+export async function clew_error_body(body, limit, timeoutMs) {
+  if (!body) return '';
+  let reader, timer;
+  try {
+    reader = body.getReader();
+    const late = new Promise((resolve) => { timer = setTimeout(() => resolve(null), timeoutMs); });
+    const parts = [];
+    let size = 0;
+    while (size < limit) {
+      const result = await Promise.race([reader.read(), late]);
+      if (!result || result.done || !(result.value instanceof Uint8Array)) break;
+      parts.push(result.value);
+      size += result.value.length;
+    }
+    const bytes = new Uint8Array(Math.min(size, limit));
+    let at = 0;
+    for (const part of parts) {
+      const piece = part.subarray(0, bytes.length - at);
+      bytes.set(piece, at);
+      at += piece.length;
+    }
+    return new TextDecoder().decode(bytes);
+  } catch {
+    return '';
+  } finally {
+    clearTimeout(timer);
+    try { reader?.cancel().catch(() => {}); } catch {}
+  }
+}
+export function clew_pipe(body, transform) {
+  try { return body.pipeThrough(transform); } catch { return null; }
+}")]
+extern "C" {
+    /// `{ok, status, retryAfter, body, used}` of a fetch `Response`, or `null` when the value
+    /// is not one (read in JS: no getter can throw into wasm).
+    fn clew_response(response: &JsValue) -> JsValue;
+    /// The start of an error body as text: at most `limit` bytes, waiting at most
+    /// `timeout_ms`; `""` when it cannot be read.
+    async fn clew_error_body(body: &JsValue, limit: u32, timeout_ms: u32) -> JsValue;
+    /// `body.pipeThrough(transform)`, or `null` when the body is locked or not a stream.
+    fn clew_pipe(body: &JsValue, transform: &TransformStream) -> JsValue;
+}
+
+/// The most of an error response's body read for its message, and how long to wait for it.
+const ERROR_BODY_LIMIT: u32 = 64 * 1024;
+const ERROR_BODY_TIMEOUT_MS: u32 = 10_000;
+
 /// Reads a fetch `Response` from a model provider as a stream of chunk objects.
 ///
 /// A response with an error status rejects with a `ClewStreamError` (code
 /// `CLEW_HTTP_ERROR`) carrying `status`, the provider's message and `kind`, `retryAfterMs`
-/// from `retry-after`, and `retryable`.
+/// from `retry-after`, and `retryable`; its body is read for the message up to 64 KB and
+/// 10 seconds. Anything but an unread `Response` rejects with a `TypeError` (code
+/// `CLEW_INVALID_ARGUMENT`).
 #[wasm_bindgen(js_name = readModelStream, unchecked_return_type = "ReadableStream<Chunk>")]
 pub async fn read_model_stream(
-    response: Response,
-    #[wasm_bindgen(unchecked_param_type = "StreamFormat")] format: String,
+    #[wasm_bindgen(unchecked_param_type = "Response")] response: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "StreamFormat")] format: JsValue,
 ) -> Result<ReadableStream, JsValue> {
-    let transform = sse_decoder(&format)?;
-    if !response.ok() {
-        let retry_after = response.headers().get("retry-after").ok().flatten();
-        let body = match response.text() {
-            Ok(promise) => JsFuture::from(promise).await.ok().and_then(|text| text.as_string()).unwrap_or_default(),
-            Err(_) => String::new(),
-        };
-        let error = StreamError::from_http(response.status(), retry_after.as_deref(), &body, Some(js_sys::Date::now()));
+    let transform = decoder_stream(args::format(&format)?)?;
+    let response = clew_response(&response);
+    let field = |key: &str| Reflect::get(&response, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED);
+    if response.is_null() {
+        return Err(type_error(Code::InvalidArgument, "readModelStream(response, format) needs a fetch Response"));
+    }
+    if field("used").is_truthy() {
+        return Err(type_error(Code::InvalidArgument, "the response body was already read or is locked"));
+    }
+    let body = field("body");
+    if !field("ok").is_truthy() {
+        let status = field("status").as_f64().unwrap_or(0.0).clamp(0.0, 999.0) as u16;
+        let retry_after = field("retryAfter").as_string();
+        let text =
+            clew_error_body(&body, ERROR_BODY_LIMIT, ERROR_BODY_TIMEOUT_MS).await.as_string().unwrap_or_default();
+        let error = StreamError::from_http(status, retry_after.as_deref(), &text, Some(js_sys::Date::now()));
         return Err(stream_error(&error));
     }
-    let Some(body) = response.body() else {
+    if body.is_null() || body.is_undefined() {
         return Err(stream_error(&StreamError::Incomplete { expected: "a response body" }));
-    };
-    Ok(body.pipe_through(transform.unchecked_ref::<ReadableWritablePair>()))
+    }
+    let piped = clew_pipe(&body, &transform);
+    if piped.is_null() {
+        return Err(type_error(Code::InvalidArgument, "the response body is not a readable stream"));
+    }
+    Ok(piped.unchecked_into())
 }

@@ -76,8 +76,14 @@ impl Task {
     /// Aborts the task: the request, pending asks, running tools and timers are cancelled
     /// and `start` resolves with `status: "aborted"`. Safe to call from inside a callback,
     /// and more than once.
-    pub fn abort(&self, reason: Option<String>) {
-        let reason = reason.unwrap_or_else(|| "aborted".into());
+    pub fn abort(&self, #[wasm_bindgen(unchecked_param_type = "string")] reason: Option<JsValue>) {
+        // NOTE: any reason is accepted (abort must not throw); a non-string is shown as JSON.
+        let reason = match reason {
+            None => "aborted".into(),
+            Some(value) => value.as_string().unwrap_or_else(|| {
+                js_sys::JSON::stringify(&value).ok().and_then(|s| s.as_string()).unwrap_or_else(|| "aborted".into())
+            }),
+        };
         self.driver.handle(|m, now| m.abort(now, &reason));
     }
 

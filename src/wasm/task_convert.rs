@@ -1,9 +1,10 @@
 //! The Task's values across the boundary: messages, outcomes, answers, tool results, images.
 
 use js_sys::{Array, Object, Reflect};
-use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen::JsValue;
 
 use crate::core::agent::{AskAnswer, AskResponse, HookResult, Message, MessageKind, Outcome, TaskUsage, ToolOutput};
+use crate::core::json::Json;
 use crate::core::stream::request::ImageSource;
 
 fn set(target: &Object, key: &str, value: &JsValue) {
@@ -32,10 +33,20 @@ pub(super) fn image_to_js(image: &ImageSource) -> JsValue {
 }
 
 /// Images given as data URLs or web addresses; anything else is skipped.
+///
+/// Read through JSON, so no getter of the user's array runs inside wasm; anything but an
+/// array of strings gives no images.
 pub(super) fn images_from_js(value: &JsValue) -> Vec<ImageSource> {
-    let Some(list) = value.dyn_ref::<Array>() else { return Vec::new() };
-    list.iter()
-        .filter_map(|item| item.as_string())
+    if value.is_undefined() || value.is_null() {
+        return Vec::new();
+    }
+    let Ok(Json::Array(items)) = super::json_js::from_js(value) else { return Vec::new() };
+    items
+        .into_iter()
+        .filter_map(|item| match item {
+            Json::String(text) => Some(text),
+            _ => None,
+        })
         .map(|text| match text.strip_prefix("data:").and_then(|rest| rest.split_once(";base64,")) {
             Some((media_type, data)) => {
                 ImageSource::Base64 { media_type: media_type.to_owned(), data: data.to_owned() }

@@ -2,7 +2,8 @@
 //! callbacks the driver keeps. Every bad field is a `TypeError` naming it.
 
 use js_sys::{Array, Function, Object, Reflect};
-use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 
 use super::error::{type_error, Code};
 use super::json_js;
@@ -138,9 +139,43 @@ fn tools(value: &JsValue, callbacks: &mut Vec<(String, Function)>) -> Result<Vec
 
 const HOOK_NAMES: [&str; 5] = ["taskStart", "taskCancel", "taskComplete", "preToolUse", "postToolUse"];
 
+#[wasm_bindgen(inline_js = "export function clew_plain(value) {
+  const seen = new Set();
+  function copy(v, depth) {
+    if (v === null || typeof v !== 'object') return v;
+    if (seen.has(v)) throw new TypeError('they hold a cycle');
+    if (depth > 64) throw new TypeError('they are nested too deeply');
+    seen.add(v);
+    let out;
+    if (Array.isArray(v)) {
+      out = [];
+      for (let i = 0; i < v.length; i++) out.push(copy(v[i], depth + 1));
+    } else {
+      out = {};
+      for (const key of Object.keys(v)) {
+        Object.defineProperty(out, key, { value: copy(v[key], depth + 1), enumerable: true, writable: true, configurable: true });
+      }
+    }
+    seen.delete(v);
+    return out;
+  }
+  try { return { ok: true, value: copy(value, 0) }; } catch (error) { return { ok: false, value: String(error && error.message || error) }; }
+}")]
+extern "C" {
+    /// A plain copy of `value` (objects and arrays copied, functions and primitives kept),
+    /// made in JS: no getter or proxy of the user's object runs inside wasm.
+    fn clew_plain(value: &JsValue) -> JsValue;
+}
+
 /// Reads `new Task(options)`.
 pub(super) fn read(options: &JsValue) -> Result<TaskOptions, JsValue> {
-    let options = object(options, "")?
+    let copy = clew_plain(options);
+    if !get(&copy, "ok").is_truthy() {
+        let why = get(&copy, "value").as_string().unwrap_or_default();
+        return Err(type_error(Code::InvalidOptions, &format!("the options cannot be read: {why}")));
+    }
+    let options = get(&copy, "value");
+    let options = object(&options, "")?
         .ok_or_else(|| type_error(Code::InvalidOptions, "new Task(options) needs an options object"))?;
     let model = object(&get(&options, "model"), "model")?.ok_or_else(|| invalid("model", "is required"))?;
     let format = match string(&get(&model, "format"), "model.format")? {

@@ -1,10 +1,11 @@
 //! `ToolCallAssembler`: native tool calls put back together from `tool_calls` chunks, with
 //! the parameters known so far while their JSON still streams.
 
-use js_sys::{Array, Object, Reflect};
+use js_sys::{Array, Reflect};
 use wasm_bindgen::prelude::*;
 
 use super::error::{type_error, Code};
+use crate::core::json::Json;
 use crate::core::stream::{NativeToolCall, ToolCall, ToolCallAssembler as CoreAssembler, ToolCallFunction};
 
 fn text_field(object: &JsValue, key: &str) -> Option<String> {
@@ -30,23 +31,17 @@ fn piece_from_js(chunk: &JsValue) -> Result<ToolCall, JsValue> {
     })
 }
 
+/// A call as `{id, name, params, complete, invalid}`, through JSON: a parameter named
+/// `__proto__` is an own property, as `JSON.parse` makes it.
 fn call_to_js(call: &NativeToolCall) -> JsValue {
-    let params = Object::new();
-    for (name, value) in call.arguments.members() {
-        let _ = Reflect::set(&params, &JsValue::from_str(name), &JsValue::from_str(value));
-    }
-    let object = Object::new();
-    let fields: [(&str, JsValue); 5] = [
-        ("id", JsValue::from_str(&call.id)),
-        ("name", JsValue::from_str(&call.name)),
-        ("params", params.into()),
-        ("complete", JsValue::from_bool(call.arguments.is_complete())),
-        ("invalid", JsValue::from_bool(call.arguments.is_invalid())),
-    ];
-    for (key, value) in fields {
-        let _ = Reflect::set(&object, &JsValue::from_str(key), &value);
-    }
-    object.into()
+    let params = Json::from_members(call.arguments.members().map(|(k, v)| (k, Json::from(v))));
+    let object = Json::object()
+        .with("id", &call.id)
+        .with("name", &call.name)
+        .with("params", params)
+        .with("complete", call.arguments.is_complete())
+        .with("invalid", call.arguments.is_invalid());
+    super::json_js::to_js(&object)
 }
 
 /// Puts native tool calls back together from their streamed `tool_calls` chunks.
@@ -89,8 +84,9 @@ impl ToolCallAssembler {
 
     /// Call `index`, or `undefined` past the end.
     #[wasm_bindgen(unchecked_return_type = "NativeToolCall | undefined")]
-    pub fn call(&self, index: usize) -> JsValue {
-        self.inner.calls().get(index).map_or(JsValue::UNDEFINED, call_to_js)
+    pub fn call(&self, #[wasm_bindgen(unchecked_param_type = "number")] index: JsValue) -> Result<JsValue, JsValue> {
+        let index = super::args::index(&index, "index")?;
+        Ok(self.inner.calls().get(index).map_or(JsValue::UNDEFINED, call_to_js))
     }
 
     /// Every call, in order of first piece.

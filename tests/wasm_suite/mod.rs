@@ -5,6 +5,7 @@ use crate::common::{block_from_json, normalized, vectors, whole_messages};
 use clew::parser::{parse_assistant_message as parse_native, Block, ToolSet};
 use clew::wasm::{parse_assistant_message, AssistantMessageParser};
 use js_sys::Reflect;
+use streams::code_of;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::wasm_bindgen_test;
 
@@ -19,7 +20,7 @@ fn every_vector_parses_like_the_reference_through_js() {
     let all = vectors();
     assert_eq!(all.len(), 7005);
     for v in &all {
-        let blocks = blocks_from_js(parse_assistant_message(&v.input, None).unwrap().into());
+        let blocks = blocks_from_js(parse_assistant_message(v.input.as_str().into(), None).unwrap().into());
         assert_eq!(normalized(&blocks), normalized(&v.blocks), "{}", v.id);
     }
 }
@@ -27,7 +28,8 @@ fn every_vector_parses_like_the_reference_through_js() {
 #[wasm_bindgen_test]
 fn blocks_are_plain_objects_with_the_reference_field_names() {
     let blocks =
-        parse_assistant_message("Hi\n<read_file><path>a</path><start_line>2</start_line></read_file>", None).unwrap();
+        parse_assistant_message("Hi\n<read_file><path>a</path><start_line>2</start_line></read_file>".into(), None)
+            .unwrap();
     let tool = blocks.get(1);
     let object: &js_sys::Object = tool.unchecked_ref();
     let keys: Vec<String> = js_sys::Object::keys(object).iter().filter_map(|k| k.as_string()).collect();
@@ -51,7 +53,7 @@ fn parser_pushed_one_code_point_at_a_time_equals_full_parses() {
         // pair are rejoined by the package's JS subclass (tested in pkg-tests).
         for (at, c) in v.input.char_indices() {
             let end = at + c.len_utf8();
-            let first_changed = parser.push(&v.input[at..end]);
+            let first_changed = parser.push(v.input[at..end].into()).unwrap();
             let prefix = &v.input[..end];
             let now = blocks_from_js(parser.blocks().into());
             assert_eq!(normalized(&now), normalized(&parse_native(prefix, &tools)), "{} at byte {end}", v.id);
@@ -67,16 +69,20 @@ fn parser_pushed_one_code_point_at_a_time_equals_full_parses() {
 #[wasm_bindgen_test]
 fn block_past_the_end_is_undefined() {
     let mut parser = AssistantMessageParser::new(None).unwrap();
-    parser.push("text");
-    assert!(parser.block(0).is_object());
-    assert!(parser.block(1).is_undefined());
+    parser.push("text".into()).unwrap();
+    assert!(parser.block(0.into()).unwrap().is_object());
+    assert!(parser.block(1.into()).unwrap().is_undefined());
+    assert!(parser.block((2f64.powi(32)).into()).unwrap().is_undefined(), "indices do not wrap");
+    assert_eq!(code_of(&parser.block("0".into()).err().unwrap()), "CLEW_INVALID_ARGUMENT");
+    assert_eq!(code_of(&parser.push(JsValue::from(3)).err().unwrap()), "CLEW_INVALID_ARGUMENT");
+    assert_eq!(code_of(&parse_assistant_message(JsValue::from(123), None).err().unwrap()), "CLEW_INVALID_ARGUMENT");
 }
 
 #[wasm_bindgen_test]
 fn custom_tool_set_is_recognised() {
     let spec = js_sys::JSON::parse(r#"{"tools":["lookup"],"params":["term"]}"#).unwrap();
     let blocks = blocks_from_js(
-        parse_assistant_message("<lookup><term>x</term></lookup>", Some(spec.unchecked_into())).unwrap().into(),
+        parse_assistant_message("<lookup><term>x</term></lookup>".into(), Some(spec.unchecked_into())).unwrap().into(),
     );
     assert_eq!(
         blocks,

@@ -59,7 +59,7 @@ fn to_json(value: &JsValue) -> Value {
     serde_json::from_str(&text).unwrap()
 }
 
-fn code_of(error: &JsValue) -> String {
+pub(crate) fn code_of(error: &JsValue) -> String {
     Reflect::get(error, &"code".into()).unwrap().as_string().unwrap_or_default()
 }
 
@@ -67,11 +67,11 @@ fn code_of(error: &JsValue) -> String {
 fn stream_decoder_gives_the_expected_chunk_objects() {
     for (format, name, body, expected) in FIXTURES {
         let expected: Value = serde_json::from_str(expected).unwrap();
-        let mut decoder = StreamDecoder::new(format).unwrap();
+        let mut decoder = StreamDecoder::new(format.into()).unwrap();
         let mut chunks = Vec::new();
         let mut error = None;
         for piece in body.chunks(7) {
-            match decoder.push(piece) {
+            match decoder.push(Uint8Array::from(piece).into()) {
                 Ok(array) => chunks.extend(array.iter().map(|c| to_json(&c))),
                 Err(e) => {
                     chunks.extend(to_json(&Reflect::get(&e, &"chunks".into()).unwrap()).as_array().unwrap().clone());
@@ -116,7 +116,7 @@ async fn read_model_stream_decodes_a_response_built_in_js() {
     for (format, name, body, expected) in FIXTURES {
         let expected: Value = serde_json::from_str(expected).unwrap();
         let response = make_response(&Uint8Array::from(body), 13, 200, r#"{"content-type":"text/event-stream"}"#);
-        let stream = read_model_stream(response, format.into()).await.unwrap();
+        let stream = read_model_stream(response.into(), format.into()).await.unwrap();
         match read_all(stream).await {
             Ok(chunks) => {
                 assert!(expected["error"].is_null(), "{name}: expected an error");
@@ -131,7 +131,7 @@ async fn read_model_stream_decodes_a_response_built_in_js() {
 async fn an_http_error_rejects_with_status_message_and_retry_after() {
     let body = br#"{"type":"error","error":{"type":"rate_limit_error","message":"Number of requests exceeded"}}"#;
     let response = make_response(&Uint8Array::from(&body[..]), 1000, 429, r#"{"retry-after":"12"}"#);
-    let error = read_model_stream(response, "anthropic".into()).await.err().unwrap();
+    let error = read_model_stream(response.into(), "anthropic".into()).await.err().unwrap();
     assert_eq!(code_of(&error), "CLEW_HTTP_ERROR");
     let field = |key: &str| Reflect::get(&error, &key.into()).unwrap();
     assert_eq!(field("status").as_f64(), Some(429.0));
@@ -141,7 +141,7 @@ async fn an_http_error_rejects_with_status_message_and_retry_after() {
     assert_eq!(field("providerMessage"), "Number of requests exceeded");
 
     let response = make_response(&Uint8Array::from(&b"no such key"[..]), 1000, 401, "{}");
-    let error = read_model_stream(response, "openai".into()).await.err().unwrap();
+    let error = read_model_stream(response.into(), "openai".into()).await.err().unwrap();
     assert_eq!(Reflect::get(&error, &"retryable".into()).unwrap(), false);
 }
 
@@ -153,14 +153,17 @@ async fn a_malformed_stream_errors_the_readable_side() {
         200,
         "{}",
     );
-    let stream = read_model_stream(response, "openai".into()).await.unwrap();
+    let stream = read_model_stream(response.into(), "openai".into()).await.unwrap();
     let error = read_all(stream).await.err().unwrap();
     assert_eq!(code_of(&error), "CLEW_MALFORMED_JSON");
 }
 
 #[wasm_bindgen_test]
 fn an_unknown_format_is_a_type_error() {
-    let error = StreamDecoder::new("gemini").err().unwrap();
+    let error = StreamDecoder::new("gemini".into()).err().unwrap();
+    assert_eq!(code_of(&StreamDecoder::new(JsValue::from(1)).err().unwrap()), "CLEW_UNKNOWN_FORMAT");
+    let mut decoder = StreamDecoder::new("openai".into()).unwrap();
+    assert_eq!(code_of(&decoder.push("text".into()).err().unwrap()), "CLEW_INVALID_ARGUMENT");
     assert!(error.is_instance_of::<js_sys::TypeError>());
     assert_eq!(code_of(&error), "CLEW_UNKNOWN_FORMAT");
 }
@@ -176,7 +179,7 @@ fn build_request_and_model_cost_take_plain_objects() {
         .to_string(),
     )
     .unwrap();
-    let built = to_json(&build_request("anthropic", request).unwrap());
+    let built = to_json(&build_request("anthropic".into(), request).unwrap());
     assert_eq!(built["url"], "https://api.anthropic.com/v1/messages");
     assert_eq!(built["headers"]["anthropic-dangerous-direct-browser-access"], "true");
     assert!(built["headers"].get("x-api-key").is_none());
@@ -207,7 +210,7 @@ fn tool_call_assembler_shows_params_while_they_stream() {
         .unwrap()
     };
     assert_eq!(calls.push(&piece(r##"{"path": "notes.md", "content": "# Ti"##)).unwrap(), 2);
-    let partial = to_json(&calls.call(2));
+    let partial = to_json(&calls.call(2.into()).unwrap());
     assert_eq!(partial["params"], json!({"path": "notes.md", "content": "# Ti"}));
     assert_eq!(partial["complete"], false);
     calls
@@ -216,7 +219,7 @@ fn tool_call_assembler_shows_params_while_they_stream() {
 "}"#,
         ))
         .unwrap();
-    assert_eq!(to_json(&calls.call(2))["params"]["content"], "# Title\n");
+    assert_eq!(to_json(&calls.call(2.into()).unwrap())["params"]["content"], "# Title\n");
     assert_eq!(calls.length(), 3);
     assert_eq!(
         to_json(&calls.calls().into()),
@@ -226,6 +229,6 @@ fn tool_call_assembler_shows_params_while_they_stream() {
             {"id": "c3", "name": "write_to_file", "params": {"path": "notes.md", "content": "# Title\n"}, "complete": true, "invalid": false}
         ])
     );
-    assert!(calls.call(3).is_undefined());
+    assert!(calls.call(3.into()).unwrap().is_undefined());
     assert_eq!(code_of(&calls.push(&JsValue::from(3)).err().unwrap()), "CLEW_INVALID_ARGUMENT");
 }

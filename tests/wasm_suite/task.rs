@@ -102,7 +102,7 @@ async fn run(replies: &str, plan: &str) -> Run {
         // The JS helper calls abort() from inside callbacks through this wrapper.
         let wrapper = js_sys::Object::new();
         let handle = Rc::clone(&task);
-        let abort = Closure::<dyn Fn(String)>::new(move |reason: String| handle.abort(Some(reason)));
+        let abort = Closure::<dyn Fn(String)>::new(move |reason: String| handle.abort(Some(reason.into())));
         Reflect::set(&wrapper, &"abort".into(), abort.as_ref()).unwrap();
         abort.forget();
         wrapper.into()

@@ -11,6 +11,7 @@ use super::lines::LineSplitter;
 use super::openai::OpenAiDecoder;
 use super::preview;
 use super::sse::{SseDecoder, SseLimits};
+use crate::core::json::Json;
 
 /// How many bytes of a body that is not a stream are kept to explain it.
 const NOT_A_STREAM_KEEP: usize = 64 << 10;
@@ -201,13 +202,28 @@ impl StreamDecoder {
 
     fn decode_end(&mut self, out: &mut Vec<Chunk>) -> Result<(), StreamError> {
         let provider = &mut self.provider;
+        // NOTE: an event or line still open when the body ends, whose JSON is unfinished,
+        // was cut: the stream is incomplete (worth a retry), not malformed.
+        let cut = || StreamError::Incomplete { expected: "the rest of the last event" };
         match &mut self.framing {
-            Framing::Sse(sse) => sse.finish(&mut |event| match provider {
-                Provider::Anthropic(decoder) => decoder.on_event(event, out),
-                Provider::OpenAi(decoder) => decoder.on_event(event, out),
-                Provider::Chunks => Ok(()),
+            Framing::Sse(sse) => sse.finish(&mut |event| {
+                if unfinished_json(event.data) {
+                    return Err(cut());
+                }
+                match provider {
+                    Provider::Anthropic(decoder) => decoder.on_event(event, out),
+                    Provider::OpenAi(decoder) => decoder.on_event(event, out),
+                    Provider::Chunks => Ok(()),
+                }
             })?,
-            Framing::Lines { lines, seen_line } => lines.finish(&mut |line| chunk_line(line, seen_line, out))?,
+            Framing::Lines { lines, seen_line } => lines.finish(&mut |line| {
+                let text = std::str::from_utf8(line).unwrap_or_default().trim();
+                let data = text.strip_prefix("data:").unwrap_or(text);
+                if data.trim_start().starts_with('{') && unfinished_json(data) {
+                    return Err(cut());
+                }
+                chunk_line(line, seen_line, out)
+            })?,
         }
         if matches!(self.state, State::Starting) && self.head.iter().all(u8::is_ascii_whitespace) {
             return Err(StreamError::Incomplete { expected: "any event (the body was empty)" });
@@ -277,4 +293,10 @@ fn chunk_line(line: &[u8], seen_line: &mut bool, out: &mut Vec<Chunk>) -> Result
         *seen_line = true;
     }
     chunks_format::on_line(text, out)
+}
+
+/// Whether `data` starts a JSON value that does not end: text cut mid-event.
+fn unfinished_json(data: &str) -> bool {
+    let data = data.trim();
+    !data.is_empty() && data != "[DONE]" && Json::parse(data).is_err_and(|error| error.at >= data.len())
 }

@@ -38,7 +38,17 @@ fn count(value: &Json, at: &str, field: &str) -> Result<Option<u64>, Error> {
 fn number(value: &Json, at: &str, field: &str) -> Result<Option<f64>, Error> {
     match value.get(field) {
         None | Some(Json::Null) => Ok(None),
-        Some(n) => n.as_f64().map(Some).ok_or_else(|| format!("{at}.{field} must be a number")),
+        Some(n) => {
+            n.as_f64().filter(|n| n.is_finite()).map(Some).ok_or_else(|| format!("{at}.{field} must be a number"))
+        }
+    }
+}
+
+/// A price or cost: a finite number, 0 or more.
+fn amount(value: &Json, at: &str, field: &str) -> Result<Option<f64>, Error> {
+    match number(value, at, field)? {
+        Some(n) if n < 0.0 => Err(format!("{at}.{field} must be 0 or more")),
+        n => Ok(n),
     }
 }
 
@@ -262,6 +272,9 @@ impl ModelSettings {
             Some(Json::Object(members)) => {
                 for (name, v) in members {
                     let v = v.as_str().ok_or_else(|| format!("{at}.headers[\"{name}\"] must be a string"))?;
+                    if v.contains(['\r', '\n']) || name.contains(['\r', '\n', ':']) || name.is_empty() {
+                        return Err(format!("{at}.headers[\"{name}\"] is not a valid header (line breaks or `:`)"));
+                    }
                     headers.insert(name, v);
                 }
             }
@@ -323,10 +336,10 @@ impl ModelInfo {
         Ok(Self {
             context_window: count(value, at, "contextWindow")?,
             max_output: count(value, at, "maxOutput")?,
-            input_price: number(value, at, "inputPrice")?,
-            output_price: number(value, at, "outputPrice")?,
-            cache_write_price: number(value, at, "cacheWritePrice")?,
-            cache_read_price: number(value, at, "cacheReadPrice")?,
+            input_price: amount(value, at, "inputPrice")?,
+            output_price: amount(value, at, "outputPrice")?,
+            cache_write_price: amount(value, at, "cacheWritePrice")?,
+            cache_read_price: amount(value, at, "cacheReadPrice")?,
             supports_prompt_cache: flag(value, at, "supportsPromptCache")?,
         })
     }
@@ -342,7 +355,7 @@ impl Usage {
             output_tokens: count(value, at, "outputTokens")?.unwrap_or(0),
             cache_write_tokens: count(value, at, "cacheWriteTokens")?,
             cache_read_tokens: count(value, at, "cacheReadTokens")?,
-            total_cost: number(value, at, "totalCost")?,
+            total_cost: amount(value, at, "totalCost")?,
         })
     }
 }
