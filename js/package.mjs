@@ -18,16 +18,16 @@ const snippet = readdirSync(join(pkg, "snippets")).find((dir) => {
 if (!snippet) throw new Error("[build] snippets/*/js/errors.js not found in " + pkg);
 const errorsModule = `./snippets/${snippet}/js/errors.js`;
 
-const entries = ["node.js", "browser.js", "workerd.js", "edge-light.js", "inline.js", "api.js", "parser.js", "guard.js"];
+const entries = ["node.js", "browser.js", "workerd.js", "edge-light.js", "inline.js", "api.js", "parser.js"];
 for (const file of entries) {
   const text = readFileSync(join(root, "js", file), "utf8").replaceAll("__ERRORS_MODULE__", errorsModule);
   writeFileSync(join(pkg, file), text);
 }
-// Every class the bindings export checks that its object is alive (js/guard.js).
+// Every class the bindings export checks that its object is alive (js/boundary.js).
 let glue = readFileSync(join(pkg, "clew.js"), "utf8");
 const classes = [...glue.matchAll(/^export class (\w+)/gm)].map((m) => m[1]);
 if (!glue.includes("guardClasses(")) {
-  glue = `import { guardClasses } from "./guard.js";\n${glue}\nguardClasses([${classes.join(", ")}]);\n`;
+  glue = `import { guardClasses } from "./snippets/${snippet}/js/boundary.js";\n${glue}\nguardClasses([${classes.join(", ")}]);\n`;
   writeFileSync(join(pkg, "clew.js"), glue);
 }
 const wasm = readFileSync(join(pkg, "clew_bg.wasm"));

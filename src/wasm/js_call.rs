@@ -9,17 +9,7 @@ use web_sys::AbortController;
 
 use super::task_convert::get;
 
-#[wasm_bindgen(inline_js = "export async function clew_pump(stream, push) {
-  const reader = stream.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return;
-    if (push(value)) { reader.cancel().catch(() => {}); return; }
-  }
-}
-export function clew_try(f, self, a, b) {
-  try { return { ok: true, value: f.call(self, a, b) }; } catch (error) { return { ok: false, value: error }; }
-}")]
+#[wasm_bindgen(module = "/js/boundary.js")]
 extern "C" {
     /// Reads `stream` to its end, handing each read's bytes to `push` synchronously; stops
     /// when `push` returns true.

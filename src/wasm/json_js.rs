@@ -6,19 +6,7 @@ use wasm_bindgen::prelude::*;
 
 use crate::core::json::Json;
 
-#[wasm_bindgen(inline_js = "export function clew_stringify(value) {
-  let bad = null;
-  try {
-    const text = JSON.stringify(value, function (key, v) {
-      if (typeof v === 'number' && !Number.isFinite(v) && bad === null) bad = key;
-      return v;
-    });
-    if (bad !== null) return { bad };
-    return typeof text === 'string' ? text : { error: 'is not plain data' };
-  } catch (error) {
-    return { error: 'cannot be written as JSON (' + String(error && error.message || error) + ')' };
-  }
-}")]
+#[wasm_bindgen(module = "/js/boundary.js")]
 extern "C" {
     /// `JSON.stringify(value)`, or `{bad: key}` for a NaN or infinite number, or `{error}`
     /// (a cycle, a BigInt, a throwing getter or proxy): no exception reaches wasm.

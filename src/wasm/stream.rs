@@ -145,49 +145,7 @@ fn decoder_stream(format: Format) -> Result<TransformStream, JsValue> {
     TransformStream::new_with_transformer(&transformer)
 }
 
-#[wasm_bindgen(inline_js = "export function clew_response(response) {
-  try {
-    if (response === null || typeof response !== 'object') return null;
-    const status = response.status;
-    if (typeof status !== 'number') return null;
-    let retryAfter = null;
-    try { retryAfter = response.headers.get('retry-after'); } catch {}
-    const body = response.body ?? null;
-    return { ok: response.ok === true, status, retryAfter, body, used: response.bodyUsed === true || !!(body && body.locked) };
-  } catch { return null; }
-}
-export async function clew_error_body(body, limit, timeoutMs) {
-  if (!body) return '';
-  let reader, timer;
-  try {
-    reader = body.getReader();
-    const late = new Promise((resolve) => { timer = setTimeout(() => resolve(null), timeoutMs); });
-    const parts = [];
-    let size = 0;
-    while (size < limit) {
-      const result = await Promise.race([reader.read(), late]);
-      if (!result || result.done || !(result.value instanceof Uint8Array)) break;
-      parts.push(result.value);
-      size += result.value.length;
-    }
-    const bytes = new Uint8Array(Math.min(size, limit));
-    let at = 0;
-    for (const part of parts) {
-      const piece = part.subarray(0, bytes.length - at);
-      bytes.set(piece, at);
-      at += piece.length;
-    }
-    return new TextDecoder().decode(bytes);
-  } catch {
-    return '';
-  } finally {
-    clearTimeout(timer);
-    try { reader?.cancel().catch(() => {}); } catch {}
-  }
-}
-export function clew_pipe(body, transform) {
-  try { return body.pipeThrough(transform); } catch { return null; }
-}")]
+#[wasm_bindgen(module = "/js/boundary.js")]
 extern "C" {
     /// `{ok, status, retryAfter, body, used}` of a fetch `Response`, or `null` when the value
     /// is not one (read in JS: no getter can throw into wasm).

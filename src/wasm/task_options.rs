@@ -139,28 +139,7 @@ fn tools(value: &JsValue, callbacks: &mut Vec<(String, Function)>) -> Result<Vec
 
 const HOOK_NAMES: [&str; 5] = ["taskStart", "taskCancel", "taskComplete", "preToolUse", "postToolUse"];
 
-#[wasm_bindgen(inline_js = "export function clew_plain(value) {
-  const seen = new Set();
-  function copy(v, depth) {
-    if (v === null || typeof v !== 'object') return v;
-    if (seen.has(v)) throw new TypeError('they hold a cycle');
-    if (depth > 64) throw new TypeError('they are nested too deeply');
-    seen.add(v);
-    let out;
-    if (Array.isArray(v)) {
-      out = [];
-      for (let i = 0; i < v.length; i++) out.push(copy(v[i], depth + 1));
-    } else {
-      out = {};
-      for (const key of Object.keys(v)) {
-        Object.defineProperty(out, key, { value: copy(v[key], depth + 1), enumerable: true, writable: true, configurable: true });
-      }
-    }
-    seen.delete(v);
-    return out;
-  }
-  try { return { ok: true, value: copy(value, 0) }; } catch (error) { return { ok: false, value: String(error && error.message || error) }; }
-}")]
+#[wasm_bindgen(module = "/js/boundary.js")]
 extern "C" {
     /// A plain copy of `value` (objects and arrays copied, functions and primitives kept),
     /// made in JS: no getter or proxy of the user's object runs inside wasm.

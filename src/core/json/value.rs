@@ -55,8 +55,12 @@ impl Json {
 
     /// Sets `key` in an object, replacing an earlier value; does nothing to other values.
     pub fn set(&mut self, key: &str, value: impl Into<Self>) {
+        self.set_value(key, value.into());
+    }
+
+    // NOTE: one copy of the body for every type `set` takes.
+    fn set_value(&mut self, key: &str, value: Self) {
         if let Self::Object(members) = self {
-            let value = value.into();
             match members.iter_mut().rev().find(|(k, _)| k == key) {
                 Some((_, slot)) => *slot = value,
                 None => members.push((key.to_owned(), value)),
@@ -66,7 +70,7 @@ impl Json {
 
     /// Builder form of [`Json::set`].
     pub fn with(mut self, key: &str, value: impl Into<Self>) -> Self {
-        self.set(key, value);
+        self.set_value(key, value.into());
         self
     }
 

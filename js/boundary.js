@@ -1,0 +1,143 @@
+// The JS side of the boundary with the wasm: every function here runs user-facing or
+// user-supplied JavaScript (getters, proxies, streams, callbacks) inside a try, so that no
+// exception unwinds through wasm frames. Such an exception skips restoring the wasm stack
+// pointer and leaks a slot of the externref table each time, until every call on every
+// object of the instance fails. The Rust side imports these (src/wasm/js_call.rs,
+// json_js.rs, stream.rs, task_options.rs); scripts/build appends the `guardClasses` call to
+// the bindings.
+
+export async function clew_pump(stream, push) {
+  const reader = stream.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return;
+    if (push(value)) { reader.cancel().catch(() => {}); return; }
+  }
+}
+export function clew_try(f, self, a, b) {
+  try { return { ok: true, value: f.call(self, a, b) }; } catch (error) { return { ok: false, value: error }; }
+}
+
+export function clew_stringify(value) {
+  let bad = null;
+  try {
+    const text = JSON.stringify(value, function (key, v) {
+      if (typeof v === 'number' && !Number.isFinite(v) && bad === null) bad = key;
+      return v;
+    });
+    if (bad !== null) return { bad };
+    return typeof text === 'string' ? text : { error: 'is not plain data' };
+  } catch (error) {
+    return { error: 'cannot be written as JSON (' + String(error && error.message || error) + ')' };
+  }
+}
+
+export function clew_response(response) {
+  try {
+    if (response === null || typeof response !== 'object') return null;
+    const status = response.status;
+    if (typeof status !== 'number') return null;
+    let retryAfter = null;
+    try { retryAfter = response.headers.get('retry-after'); } catch {}
+    const body = response.body ?? null;
+    return { ok: response.ok === true, status, retryAfter, body, used: response.bodyUsed === true || !!(body && body.locked) };
+  } catch { return null; }
+}
+export async function clew_error_body(body, limit, timeoutMs) {
+  if (!body) return '';
+  let reader, timer;
+  try {
+    reader = body.getReader();
+    const late = new Promise((resolve) => { timer = setTimeout(() => resolve(null), timeoutMs); });
+    const parts = [];
+    let size = 0;
+    while (size < limit) {
+      const result = await Promise.race([reader.read(), late]);
+      if (!result || result.done || !(result.value instanceof Uint8Array)) break;
+      parts.push(result.value);
+      size += result.value.length;
+    }
+    const bytes = new Uint8Array(Math.min(size, limit));
+    let at = 0;
+    for (const part of parts) {
+      const piece = part.subarray(0, bytes.length - at);
+      bytes.set(piece, at);
+      at += piece.length;
+    }
+    return new TextDecoder().decode(bytes);
+  } catch {
+    return '';
+  } finally {
+    clearTimeout(timer);
+    try { reader?.cancel().catch(() => {}); } catch {}
+  }
+}
+export function clew_pipe(body, transform) {
+  try { return body.pipeThrough(transform); } catch { return null; }
+}
+
+export function clew_plain(value) {
+  const seen = new Set();
+  function copy(v, depth) {
+    if (v === null || typeof v !== 'object') return v;
+    if (seen.has(v)) throw new TypeError('they hold a cycle');
+    if (depth > 64) throw new TypeError('they are nested too deeply');
+    seen.add(v);
+    let out;
+    if (Array.isArray(v)) {
+      out = [];
+      for (let i = 0; i < v.length; i++) out.push(copy(v[i], depth + 1));
+    } else {
+      out = {};
+      for (const key of Object.keys(v)) {
+        Object.defineProperty(out, key, { value: copy(v[key], depth + 1), enumerable: true, writable: true, configurable: true });
+      }
+    }
+    seen.delete(v);
+    return out;
+  }
+  try { return { ok: true, value: copy(value, 0) }; } catch (error) { return { ok: false, value: String(error && error.message || error) }; }
+}
+
+// Methods of the wasm classes check that their object is alive before they enter the wasm:
+// on a freed object (or on anything but an instance) the generated bindings would throw from
+// inside it. Here that is a TypeError with a code, and `free()` twice does nothing.
+const GUARDED = Symbol.for("clew.guarded");
+
+function alive(self, name) {
+  if (self === null || typeof self !== "object" || !self.__wbg_ptr) {
+    throw Object.assign(new TypeError(`${name}: this object was freed, or is not a ${name}`), { code: "CLEW_FREED" });
+  }
+}
+
+export function guardClasses(classes) {
+  for (const cls of classes) {
+    const proto = cls.prototype;
+    if (Object.prototype.hasOwnProperty.call(proto, GUARDED)) continue;
+    Object.defineProperty(proto, GUARDED, { value: true });
+    const name = cls.name;
+    for (const key of Object.getOwnPropertyNames(proto)) {
+      if (key === "constructor" || key.startsWith("__")) continue;
+      const d = Object.getOwnPropertyDescriptor(proto, key);
+      if (key === "free") {
+        const free = d.value;
+        d.value = function free_() {
+          if (this !== null && typeof this === "object" && this.__wbg_ptr) free.call(this);
+        };
+      } else if (typeof d.value === "function") {
+        const method = d.value;
+        d.value = function (a, b) {
+          alive(this, name);
+          return method.call(this, a, b);
+        };
+      } else if (d.get) {
+        const get = d.get;
+        d.get = function () {
+          alive(this, name);
+          return get.call(this);
+        };
+      }
+      Object.defineProperty(proto, key, d);
+    }
+  }
+}
