@@ -9,6 +9,8 @@
 //! text. Members whose non-string value is unfinished are not shown until it is.
 
 use crate::core::json::Json;
+use std::collections::HashMap;
+
 use memchr::memchr2;
 
 fn is_json_space(c: char) -> bool {
@@ -22,6 +24,8 @@ pub struct PartialJsonObject {
     pos: usize,
     state: State,
     members: Vec<(String, String)>,
+    /// Where each key sits in `members`, so a long object costs linear time.
+    positions: HashMap<String, usize>,
     key: String,
     value: String,
     /// Where a non-string value began in `raw`.
@@ -41,6 +45,8 @@ enum State {
     #[default]
     Start,
     BeforeKey,
+    /// After a comma: a key must follow (no trailing comma in JSON).
+    NextKey,
     Key,
     AfterKey,
     BeforeValue,
@@ -67,11 +73,19 @@ impl PartialJsonObject {
         Self::default()
     }
 
-    /// Reads the next piece of the JSON text.
+    /// Reads the next piece of the JSON text. Anything but white space after the closing
+    /// brace makes the text invalid, as `JSON.parse` would find it.
     pub fn push(&mut self, piece: &str) {
         self.raw.push_str(piece);
         while self.pos < self.raw.len() && !matches!(self.state, State::Done | State::Invalid) {
             self.step();
+        }
+        if self.state == State::Done {
+            let rest = self.raw.get(self.pos..).unwrap_or_default();
+            if !rest.chars().all(is_json_space) {
+                self.state = State::Invalid;
+            }
+            self.pos = self.raw.len();
         }
     }
 
@@ -101,7 +115,7 @@ impl PartialJsonObject {
                 Some(key) if key == k => (k.as_str(), streaming.map_or(v.as_str(), |(_, v)| v)),
                 _ => (k.as_str(), v.as_str()),
             })
-            .chain(streaming.filter(|(key, _)| !self.members.iter().any(|(k, _)| k == key)))
+            .chain(streaming.filter(|(key, _)| !self.positions.contains_key(*key)))
     }
 
     fn step(&mut self) {
@@ -111,9 +125,14 @@ impl PartialJsonObject {
             State::Key | State::StringValue
                 if self.escape == Escape::None && self.pending_high.is_none() && c != '"' && c != '\\' =>
             {
-                // Copy the plain run up to the next quote or backslash in one go.
+                // Copy the plain run up to the next quote or backslash in one go; a control
+                // character in a string is not JSON.
                 let run = memchr2(b'"', b'\\', rest.as_bytes()).unwrap_or(rest.len());
                 let plain = rest.get(..run).unwrap_or_default();
+                if plain.bytes().any(|b| b < 0x20) {
+                    self.state = State::Invalid;
+                    return;
+                }
                 if self.state == State::Key {
                     self.key.push_str(plain)
                 } else {
@@ -131,12 +150,12 @@ impl PartialJsonObject {
                 c if is_json_space(c) => {}
                 _ => self.state = State::Invalid,
             },
-            State::BeforeKey => match c {
+            State::BeforeKey | State::NextKey => match c {
                 '"' => {
                     self.key.clear();
                     self.state = State::Key;
                 }
-                '}' => self.state = State::Done,
+                '}' if self.state == State::BeforeKey => self.state = State::Done,
                 c if is_json_space(c) => {}
                 _ => self.state = State::Invalid,
             },
@@ -162,7 +181,7 @@ impl PartialJsonObject {
             State::StringValue => self.string_char(c, State::AfterValue),
             State::OtherValue => self.other_char(c),
             State::AfterValue => match c {
-                ',' => self.state = State::BeforeKey,
+                ',' => self.state = State::NextKey,
                 '}' => self.state = State::Done,
                 c if is_json_space(c) => {}
                 _ => self.state = State::Invalid,
@@ -272,11 +291,12 @@ impl PartialJsonObject {
             '}' | ']' if self.depth > 0 => self.depth -= 1,
             ',' | '}' if self.depth == 0 => {
                 let end = self.pos - 1;
-                let text = self.raw.get(self.value_start..end).unwrap_or_default().trim_end().to_owned();
+                let text =
+                    self.raw.get(self.value_start..end).unwrap_or_default().trim_end_matches(is_json_space).to_owned();
                 match Json::parse(&text) {
                     Ok(value) => {
                         self.set_member(value.to_string());
-                        self.state = if c == ',' { State::BeforeKey } else { State::Done };
+                        self.state = if c == ',' { State::NextKey } else { State::Done };
                     }
                     Err(_) => self.state = State::Invalid,
                 }
@@ -286,9 +306,12 @@ impl PartialJsonObject {
     }
 
     fn set_member(&mut self, value: String) {
-        match self.members.iter_mut().find(|(k, _)| *k == self.key) {
+        match self.positions.get(&self.key).and_then(|&at| self.members.get_mut(at)) {
             Some((_, old)) => *old = value,
-            None => self.members.push((std::mem::take(&mut self.key), value)),
+            None => {
+                self.positions.insert(self.key.clone(), self.members.len());
+                self.members.push((std::mem::take(&mut self.key), value));
+            }
         }
     }
 }

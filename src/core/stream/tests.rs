@@ -256,3 +256,39 @@ fn model_request_reads_string_and_block_content_and_names_what_is_wrong() {
 fn j(value: Value) -> crate::core::json::Json {
     crate::core::json::Json::parse(&value.to_string()).unwrap()
 }
+
+#[test]
+fn text_after_the_closing_brace_makes_the_object_invalid() {
+    let mut object = PartialJsonObject::new();
+    object.push(r#"{"a": 1} "#);
+    assert!(object.is_complete() && !object.is_invalid());
+    object.push("x");
+    assert!(object.is_invalid(), "JSON.parse would reject it");
+}
+
+#[test]
+fn many_members_cost_linear_time_and_keep_first_position_last_value() {
+    let mut text = String::from("{");
+    for i in 0..50_000 {
+        text.push_str(&format!("\"k{i}\": {i}, "));
+    }
+    text.push_str("\"k7\": \"again\"}");
+    let mut object = PartialJsonObject::new();
+    object.push(&text);
+    assert!(object.is_complete());
+    let members: Vec<(&str, &str)> = object.members().collect();
+    assert_eq!(members.len(), 50_000);
+    assert_eq!(members[7], ("k7", "again"));
+}
+
+/// Inputs the fuzzer found where the partial reader called an object complete and valid
+/// while `JSON.parse` rejects it.
+#[test]
+fn what_json_parse_rejects_is_invalid_fuzz_regressions() {
+    for text in ["{\"a\": 1}x", "{\"k\":\"line\nbreak\"}", "{\"k\": 1,}", "{\"k\": false \u{c} }", "{\"k\": 1,\n\t}"] {
+        let mut object = PartialJsonObject::new();
+        object.push(text);
+        assert!(object.is_invalid() || !object.is_complete(), "{text:?}");
+        assert!(crate::core::json::Json::parse(text).is_err(), "{text:?}");
+    }
+}
