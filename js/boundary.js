@@ -76,9 +76,16 @@ export function clew_pipe(body, transform) {
   try { return body.pipeThrough(transform); } catch { return null; }
 }
 
-export function clew_plain(value) {
+export function clew_options(options) {
+  // A plain copy of the options as JSON, each function replaced by {"$fn": n} (its place in
+  // `fns`); a cycle, a throwing getter, a proxy or a NaN is an error with the reason.
+  const fns = [];
   const seen = new Set();
-  function copy(v, depth) {
+  let bad = null;
+  function copy(v, depth, path) {
+    if (typeof v === 'function') { fns.push(v); return { $fn: fns.length - 1 }; }
+    if (typeof v === 'number' && !Number.isFinite(v)) { bad = bad ?? 'a number that is not finite at ' + path; return null; }
+    if (typeof v === 'bigint') { bad = bad ?? 'a BigInt at ' + path; return null; }
     if (v === null || typeof v !== 'object') return v;
     if (seen.has(v)) throw new TypeError('they hold a cycle');
     if (depth > 64) throw new TypeError('they are nested too deeply');
@@ -86,17 +93,23 @@ export function clew_plain(value) {
     let out;
     if (Array.isArray(v)) {
       out = [];
-      for (let i = 0; i < v.length; i++) out.push(copy(v[i], depth + 1));
+      for (let i = 0; i < v.length; i++) out.push(copy(v[i], depth + 1, path + '[' + i + ']'));
     } else {
       out = {};
       for (const key of Object.keys(v)) {
-        Object.defineProperty(out, key, { value: copy(v[key], depth + 1), enumerable: true, writable: true, configurable: true });
+        Object.defineProperty(out, key, { value: copy(v[key], depth + 1, path + '.' + key), enumerable: true, writable: true, configurable: true });
       }
     }
     seen.delete(v);
     return out;
   }
-  try { return { ok: true, value: copy(value, 0) }; } catch (error) { return { ok: false, value: String(error && error.message || error) }; }
+  try {
+    const json = JSON.stringify(copy(options, 0, 'options'));
+    if (bad !== null) return { ok: false, error: 'they hold ' + bad };
+    return { ok: true, json: json ?? 'null', fns };
+  } catch (error) {
+    return { ok: false, error: String(error && error.message || error) };
+  }
 }
 
 // Methods of the wasm classes check that their object is alive before they enter the wasm:

@@ -1,5 +1,7 @@
 //! `parseAssistantMessage` and the `AssistantMessageParser` class.
 
+use std::rc::Rc;
+
 use js_sys::Array;
 use wasm_bindgen::prelude::*;
 
@@ -11,16 +13,17 @@ use crate::core::json::Json;
 use crate::core::parser::{parse_raw, BlockRef, IncrementalParser, ToolSet};
 
 thread_local! {
-    static REFERENCE_TOOLS: ToolSet = ToolSet::reference();
+    /// The reference set, shared by every parser that uses it.
+    static REFERENCE_TOOLS: Rc<ToolSet> = Rc::new(ToolSet::reference());
 }
 
 const TOOL_SET_SHAPE: &str = "tools must be { tools: string[], params: string[] }";
 
 /// The tool set named by an optional `ToolSetSpec` argument, read through JSON (no getter
 /// of the user's object runs inside wasm).
-fn tool_set(spec: Option<ToolSetSpecJs>) -> Result<ToolSet, JsValue> {
+fn tool_set(spec: Option<ToolSetSpecJs>) -> Result<Rc<ToolSet>, JsValue> {
     let Some(spec) = spec.map(JsValue::from).filter(|value| !value.is_undefined() && !value.is_null()) else {
-        return Ok(REFERENCE_TOOLS.with(ToolSet::clone));
+        return Ok(REFERENCE_TOOLS.with(Rc::clone));
     };
     let bad = |why: &str| type_error(Code::InvalidArgument, &format!("{TOOL_SET_SHAPE}: {why}"));
     let json = super::json_js::from_js(&spec).map_err(|e| bad(&e))?;
@@ -33,7 +36,9 @@ fn tool_set(spec: Option<ToolSetSpecJs>) -> Result<ToolSet, JsValue> {
             .collect()
     };
     let (tools, params) = (list("tools")?, list("params")?);
-    ToolSet::from_names(&tools, &params).map_err(|error| type_error(Code::InvalidToolSet, &error.to_string()))
+    ToolSet::from_names(&tools, &params)
+        .map(Rc::new)
+        .map_err(|error| type_error(Code::InvalidToolSet, &error.to_string()))
 }
 
 /// Parses a whole assistant message into blocks, exactly as the reference loop's
@@ -53,8 +58,8 @@ pub fn parse_assistant_message(
         blocks_to_js(raw.iter().map(|block| BlockRef::new(block, &text, tools)))
     };
     match tools {
-        None => Ok(REFERENCE_TOOLS.with(parse)),
-        spec => Ok(parse(&tool_set(spec)?)),
+        None => Ok(REFERENCE_TOOLS.with(|tools| parse(tools))),
+        spec => Ok(parse(&*tool_set(spec)?)),
     }
 }
 

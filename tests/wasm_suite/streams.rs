@@ -213,12 +213,7 @@ fn tool_call_assembler_shows_params_while_they_stream() {
     let partial = to_json(&calls.call(2.into()).unwrap());
     assert_eq!(partial["params"], json!({"path": "notes.md", "content": "# Ti"}));
     assert_eq!(partial["complete"], false);
-    calls
-        .push(&piece(
-            r#"tle
-"}"#,
-        ))
-        .unwrap();
+    calls.push(&piece(r#"tle\n"}"#)).unwrap();
     assert_eq!(to_json(&calls.call(2.into()).unwrap())["params"]["content"], "# Title\n");
     assert_eq!(calls.length(), 3);
     assert_eq!(

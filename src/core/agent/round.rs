@@ -1,6 +1,8 @@
 //! One round's state: the open stream, the reply as it is parsed, the blocks in the order
 //! they are presented, and what the presenter waits for.
 
+use std::rc::Rc;
+
 use serde::{Deserialize, Serialize};
 
 use super::failure::Failure;
@@ -167,13 +169,13 @@ pub(crate) struct Round {
 
 impl Round {
     /// A round sending `content`, parsing tags of `tools`.
-    pub(crate) fn new(content: Vec<ContentBlock>, tools: ToolSet) -> Self {
+    pub(crate) fn new(content: Vec<ContentBlock>, tools: Rc<ToolSet>) -> Self {
         Self { sent_content: content, parser: IncrementalParser::new(tools), ..Self::default() }
     }
 
     /// Forgets everything the previous attempt streamed (a retry before any content).
     pub(crate) fn reset_stream(&mut self) {
-        let tools = self.parser.tool_set().clone();
+        let tools = Rc::clone(self.parser.tool_set());
         self.parser = IncrementalParser::new(tools);
         self.natives = ToolCallAssembler::new();
         self.items.clear();
@@ -260,7 +262,7 @@ impl Round {
     }
 
     /// Rebuilds the parser and assembler from a snapshot.
-    pub(crate) fn restore(&mut self, tools: ToolSet) {
+    pub(crate) fn restore(&mut self, tools: Rc<ToolSet>) {
         self.parser = IncrementalParser::new(tools);
         self.parser.push(&std::mem::take(&mut self.saved_text));
         self.natives = ToolCallAssembler::new();

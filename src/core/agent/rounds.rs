@@ -2,6 +2,8 @@
 //! the mistake limit, limits, the start and end of each round, and the task's end. One loop
 //! with explicit exits ([`Task::advance`]) stands for the reference's recursion.
 
+use std::rc::Rc;
+
 use super::config::ToolCalling;
 use super::effect::{codes, CheckpointKind, Effect, Outcome};
 use super::failure::Failure;
@@ -164,7 +166,7 @@ impl Task {
         );
         self.ctx.emit_message(api_req_ts);
         self.ctx.history.push(HistoryMessage { role: Role::User, content: Content::Blocks(content.clone()) });
-        let mut round = Box::new(Round::new(content, self.ctx.tools.clone()));
+        let mut round = Box::new(Round::new(content, Rc::clone(&self.ctx.tools)));
         round.api_req_ts = api_req_ts;
         self.open_stream(&mut round);
         self.put_round(round);

@@ -43,7 +43,7 @@ impl Task {
             return Err(ConfigError { field: "snapshot".into(), message: "unknown snapshot version".into() });
         }
         let mut task = Self { ctx: snapshot.ctx, phase: snapshot.phase };
-        task.ctx.tools = task.ctx.config.validate()?;
+        task.ctx.tools = std::rc::Rc::new(task.ctx.config.validate()?);
         task.ctx.tick(now);
         task.ctx.wake = None;
         task.reissue_pending();
@@ -64,7 +64,7 @@ impl Task {
                 self.ctx.effects.push_back(Effect::SaveCheckpoint { id: *id, kind: CheckpointKind::Round });
             }
             Phase::InRound(round) => {
-                round.restore(self.ctx.tools.clone());
+                round.restore(std::rc::Rc::clone(&self.ctx.tools));
                 // NOTE: a pass requested before the snapshot will not arrive in the new driver.
                 round.presentation_scheduled = false;
                 if let StreamPhase::RetryAsk { ask_ts } = round.stream {

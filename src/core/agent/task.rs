@@ -2,6 +2,8 @@
 //! transitions between rounds. Presentation and tool calls live in `present.rs` and
 //! `tools.rs`; this file owns rounds, streams, retries, limits, abort and snapshots.
 
+use std::rc::Rc;
+
 use std::collections::VecDeque;
 
 use serde::{Deserialize, Serialize};
@@ -61,7 +63,7 @@ pub(crate) enum Phase {
 pub(crate) struct Ctx {
     pub(crate) config: TaskConfig,
     #[serde(skip)]
-    pub(crate) tools: ToolSet,
+    pub(crate) tools: Rc<ToolSet>,
     pub(crate) now: u64,
     pub(crate) transcript: Transcript,
     pub(crate) history: Vec<HistoryMessage>,
@@ -115,7 +117,7 @@ impl Task {
     /// # Errors
     /// A [`ConfigError`] naming the first setting that cannot work.
     pub fn new(config: TaskConfig) -> Result<Self, ConfigError> {
-        let tools = config.validate()?;
+        let tools = Rc::new(config.validate()?);
         Ok(Self { ctx: Ctx { config, tools, ..Ctx::default() }, phase: Phase::NotStarted })
     }
 

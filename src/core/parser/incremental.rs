@@ -1,5 +1,7 @@
 //! [`IncrementalParser`]: the streaming form of the parser.
 
+use std::rc::Rc;
+
 use super::block::{Block, BlockRef, RawBlock};
 use super::scanner::Scanner;
 use super::tool_set::ToolSet;
@@ -27,7 +29,7 @@ use crate::core::utf8::Utf8Stitcher;
 #[derive(Clone, Debug)]
 pub struct IncrementalParser {
     text: String,
-    tools: ToolSet,
+    tools: Rc<ToolSet>,
     scanner: Scanner,
     utf8: Utf8Stitcher,
 }
@@ -40,9 +42,10 @@ impl Default for IncrementalParser {
 }
 
 impl IncrementalParser {
-    /// A parser recognising the tags of `tools`.
-    pub fn new(tools: ToolSet) -> Self {
-        Self { text: String::new(), tools, scanner: Scanner::new(), utf8: Utf8Stitcher::default() }
+    /// A parser recognising the tags of `tools`. Parsers can share one set (an
+    /// `Rc<ToolSet>`): a set is some kilobytes, a parser without its text a few dozen bytes.
+    pub fn new(tools: impl Into<Rc<ToolSet>>) -> Self {
+        Self { text: String::new(), tools: tools.into(), scanner: Scanner::new(), utf8: Utf8Stitcher::default() }
     }
 
     /// Appends `chunk` and parses it. Returns the index of the first block that changed, or
@@ -83,7 +86,7 @@ impl IncrementalParser {
     }
 
     /// The tool set the parser recognises.
-    pub fn tool_set(&self) -> &ToolSet {
+    pub fn tool_set(&self) -> &Rc<ToolSet> {
         &self.tools
     }
 

@@ -11,6 +11,8 @@
 //! `reasoning_details[].text`; a `refusal` is shown as text and the stop says `refusal`; a
 //! repeated `finish_reason` gives one stop chunk.
 
+use std::collections::HashMap;
+
 use super::chunk::{Chunk, Usage};
 use super::error::{ErrorBody, StreamError};
 use super::json::read_data;
@@ -21,6 +23,9 @@ use crate::core::json::{Json, JsonError, Reader};
 #[derive(Clone, Debug, Default)]
 pub(crate) struct OpenAiDecoder {
     calls: Vec<CallSlot>,
+    /// Where each tool-call index (as text: one map type for the whole crate keeps the wasm
+    /// small) sits in `calls`, so many calls cost linear time.
+    positions: HashMap<String, usize>,
     reported: (u64, u64, u64),
     finished: bool,
     done: bool,
@@ -276,9 +281,12 @@ impl OpenAiDecoder {
 
     fn tool_call(&mut self, call: WireToolCall, position: u64, out: &mut Vec<Chunk>) {
         let index = call.index.unwrap_or(position);
-        let at = match self.calls.iter().position(|slot| slot.index == index) {
+        // Most pieces continue the latest call.
+        let latest = self.calls.len().checked_sub(1).filter(|&at| self.calls.get(at).is_some_and(|s| s.index == index));
+        let at = match latest.or_else(|| self.positions.get(&index.to_string()).copied()) {
             Some(at) => at,
             None => {
+                self.positions.insert(index.to_string(), self.calls.len());
                 self.calls.push(CallSlot { index, ..CallSlot::default() });
                 self.calls.len() - 1
             }

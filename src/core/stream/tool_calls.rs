@@ -3,6 +3,8 @@
 //! Pieces of one call share an id; their argument text is read by a [`PartialJsonObject`],
 //! so the parameters known so far are available at any point of the stream.
 
+use std::collections::HashMap;
+
 use super::chunk::ToolCall;
 use super::partial_json::PartialJsonObject;
 
@@ -21,6 +23,8 @@ pub struct NativeToolCall {
 #[derive(Clone, Debug, Default)]
 pub struct ToolCallAssembler {
     calls: Vec<NativeToolCall>,
+    /// Where each id sits in `calls`, so many calls cost linear time.
+    positions: HashMap<String, usize>,
 }
 
 impl ToolCallAssembler {
@@ -35,8 +39,8 @@ impl ToolCallAssembler {
         let function = &piece.function;
         let id = function.id.as_deref().or(piece.call_id.as_deref());
         let index = match id {
-            Some(id) => match self.calls.iter().position(|call| call.id == id) {
-                Some(index) => index,
+            Some(id) => match self.positions.get(id) {
+                Some(&index) => index,
                 None => self.open(id),
             },
             None if self.calls.is_empty() => self.open(""),
@@ -56,6 +60,7 @@ impl ToolCallAssembler {
     }
 
     fn open(&mut self, id: &str) -> usize {
+        self.positions.insert(id.to_owned(), self.calls.len());
         self.calls.push(NativeToolCall { id: id.to_owned(), name: String::new(), arguments: PartialJsonObject::new() });
         self.calls.len() - 1
     }

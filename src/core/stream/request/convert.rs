@@ -4,7 +4,8 @@
 //! Reading names the offending place (`messages[2].content[0]`) in its error; unknown
 //! members are ignored, as `JSON.parse` users expect.
 
-use crate::core::json::Json;
+use crate::core::json::fields::{amount, count, list, number, object, required, string};
+use crate::core::json::{fields, Json};
 use crate::core::stream::model::ModelInfo;
 use crate::core::stream::Usage;
 
@@ -16,62 +17,8 @@ use super::{
 /// Why a value could not be read: where, and what is wrong.
 type Error = String;
 
-fn string(value: &Json, at: &str, field: &str) -> Result<Option<String>, Error> {
-    match value.get(field) {
-        None | Some(Json::Null) => Ok(None),
-        Some(Json::String(s)) => Ok(Some(s.clone())),
-        Some(_) => Err(format!("{at}.{field} must be a string")),
-    }
-}
-
-fn required(value: &Json, at: &str, field: &str) -> Result<String, Error> {
-    string(value, at, field)?.ok_or_else(|| format!("{at}.{field} is required"))
-}
-
-fn count(value: &Json, at: &str, field: &str) -> Result<Option<u64>, Error> {
-    match value.get(field) {
-        None | Some(Json::Null) => Ok(None),
-        Some(n) => n.as_u64().map(Some).ok_or_else(|| format!("{at}.{field} must be a whole number, 0 or more")),
-    }
-}
-
-fn number(value: &Json, at: &str, field: &str) -> Result<Option<f64>, Error> {
-    match value.get(field) {
-        None | Some(Json::Null) => Ok(None),
-        Some(n) => {
-            n.as_f64().filter(|n| n.is_finite()).map(Some).ok_or_else(|| format!("{at}.{field} must be a number"))
-        }
-    }
-}
-
-/// A price or cost: a finite number, 0 or more.
-fn amount(value: &Json, at: &str, field: &str) -> Result<Option<f64>, Error> {
-    match number(value, at, field)? {
-        Some(n) if n < 0.0 => Err(format!("{at}.{field} must be 0 or more")),
-        n => Ok(n),
-    }
-}
-
 fn flag(value: &Json, at: &str, field: &str) -> Result<bool, Error> {
-    match value.get(field) {
-        None | Some(Json::Null) => Ok(false),
-        Some(b) => b.as_bool().ok_or_else(|| format!("{at}.{field} must be a boolean")),
-    }
-}
-
-fn object<'a>(value: &'a Json, at: &str) -> Result<&'a Json, Error> {
-    if value.is_object() {
-        Ok(value)
-    } else {
-        Err(format!("{at} must be an object"))
-    }
-}
-
-fn list<'a>(value: &'a Json, at: &str, field: &str) -> Result<&'a [Json], Error> {
-    match value.get(field) {
-        None | Some(Json::Null) => Ok(&[]),
-        Some(items) => items.as_array().ok_or_else(|| format!("{at}.{field} must be an array")),
-    }
+    Ok(fields::flag(value, at, field)?.unwrap_or(false))
 }
 
 fn put(object: &mut Json, key: &str, value: Option<&String>) {
