@@ -72,8 +72,66 @@ export async function clew_error_body(body, limit, timeoutMs) {
     try { reader?.cancel().catch(() => {}); } catch {}
   }
 }
-export function clew_pipe(body, transform) {
-  try { return body.pipeThrough(transform); } catch { return null; }
+// Waits until the readable side has handed out every chunk queued so far: erroring a
+// stream drops what its queue still holds.
+async function drained(controller) {
+  while ((controller.desiredSize ?? 0) < 0) await new Promise((resolve) => setTimeout(resolve, 1));
+}
+
+export function clew_transform(push, finish) {
+  const deliver = async (result, controller) => {
+    for (const chunk of result.chunks) controller.enqueue(chunk);
+    if (result.error !== undefined) {
+      await drained(controller);
+      throw result.error;
+    }
+  };
+  return new TransformStream({
+    transform: (piece, controller) => deliver(push(piece), controller),
+    flush: (controller) => deliver(finish(), controller),
+  });
+}
+
+export function clew_read_body(body, push, finish) {
+  let reader;
+  try { reader = body.getReader(); } catch { return null; }
+  let failed;
+  let ended = false;
+  return new ReadableStream({
+    async pull(controller) {
+      if (failed !== undefined) { controller.error(failed); return; }
+      for (;;) {
+        let result, bodyError, end = false;
+        try {
+          const { done, value } = await reader.read();
+          end = done;
+          result = done ? finish() : push(value);
+        } catch (error) {
+          // The body failed: its last event may still be whole.
+          bodyError = error;
+          end = true;
+          result = finish();
+        }
+        for (const chunk of result.chunks) controller.enqueue(chunk);
+        const error = result.error;
+        if (error !== undefined) {
+          if (bodyError !== undefined) try { error.cause = bodyError; } catch {}
+          try { reader.cancel().catch(() => {}); } catch {}
+          if (result.chunks.length) failed = error; else controller.error(error);
+          return;
+        }
+        if (end) {
+          ended = true;
+          controller.close();
+          return;
+        }
+        if (result.chunks.length) return;
+      }
+    },
+    cancel(reason) {
+      if (!ended) return reader.cancel(reason).catch(() => {});
+    },
+  }, { highWaterMark: 0 });
 }
 
 export function clew_options(options) {

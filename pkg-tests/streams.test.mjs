@@ -97,3 +97,56 @@ test("buildRequest makes a fetch-ready request; modelCost prices usage", () => {
   assert.equal(modelCost({ inputPrice: 1, outputPrice: 2 }, { inputTokens: 500000, outputTokens: 250000 }), 1);
   assert.equal(modelCost({ inputPrice: 1 }, { inputTokens: 5, outputTokens: 0, totalCost: 0.25 }), 0.25);
 });
+
+// A body read by read(): one piece per read; `fail` makes the read after the last piece fail.
+function pieces(parts, fail) {
+  const encoder = new TextEncoder();
+  let i = 0;
+  return new ReadableStream({
+    pull(controller) {
+      if (i < parts.length) controller.enqueue(encoder.encode(parts[i++]));
+      else if (fail) controller.error(new TypeError("terminated"));
+      else controller.close();
+    },
+  }, { highWaterMark: 0 });
+}
+
+async function readAll(stream) {
+  const chunks = [];
+  const reader = stream.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return { chunks };
+      chunks.push(value);
+    }
+  } catch (error) {
+    return { chunks, error };
+  }
+}
+
+const deltas = [1, 2, 3, 4, 5].map((i) => `data: {"choices":[{"index":0,"delta":{"content":"t${i}"}}]}\n\n`).join("");
+
+test("chunks decoded before an error in the same read are delivered before the error", async () => {
+  const read = deltas + 'data: {"error":{"message":"overloaded","type":"overloaded_error"}}\n\n';
+  for (const stream of [
+    await readModelStream(new Response(pieces([read])), "openai"),
+    pieces([read]).pipeThrough(sseDecoder("openai")),
+  ]) {
+    const { chunks, error } = await readAll(stream);
+    assert.deepEqual(chunks.map((c) => c.text), ["t1", "t2", "t3", "t4", "t5"]);
+    assert.equal(error.code, "CLEW_PROVIDER_ERROR");
+  }
+});
+
+test("a body that fails after its last byte keeps the last event; one that fails mid-stream is incomplete", async () => {
+  const whole = deltas + 'data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]';
+  const complete = await readAll(await readModelStream(new Response(pieces([whole], true)), "openai"));
+  assert.equal(complete.error, undefined);
+  assert.deepEqual(complete.chunks.at(-1), { type: "stop", reason: "stop" });
+  const cut = await readAll(await readModelStream(new Response(pieces([deltas], true)), "openai"));
+  assert.equal(cut.chunks.length, 5);
+  assert.equal(cut.error.code, "CLEW_STREAM_INCOMPLETE");
+  assert.equal(cut.error.retryable, true);
+  assert.equal(cut.error.cause.message, "terminated");
+});

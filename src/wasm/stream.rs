@@ -8,19 +8,11 @@ use std::rc::Rc;
 use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::{ReadableStream, TransformStream, TransformStreamDefaultController};
+use web_sys::{ReadableStream, TransformStream};
 
 use super::args;
 use super::error::{stream_error, type_error, Code};
 use crate::core::stream::{Chunk, Format, StreamDecoder as CoreDecoder, StreamError};
-
-/// One chunk as a JS object.
-fn chunk_to_js(chunk: &Chunk) -> JsValue {
-    let mut json = String::new();
-    chunk.write_json(&mut json);
-    // NOTE: the core writes valid JSON, so parsing cannot fail.
-    js_sys::JSON::parse(&json).unwrap_or(JsValue::UNDEFINED)
-}
 
 /// Many chunks as a JS array. They cross as one JSON text parsed by the engine, which
 /// bench/wasm-streams.mjs measured about a fifth cheaper than building each object
@@ -109,40 +101,44 @@ impl StreamDecoder {
 pub fn sse_decoder(
     #[wasm_bindgen(unchecked_param_type = "StreamFormat")] format: JsValue,
 ) -> Result<TransformStream, JsValue> {
-    decoder_stream(args::format(&format)?)
+    Ok(decoder_stream(args::format(&format)?))
 }
 
-fn decoder_stream(format: Format) -> Result<TransformStream, JsValue> {
+/// The decoder as two JS functions: `push(bytes)` and `finish()`, each returning
+/// `{chunks, error?}` (the chunks decoded before an error come with it).
+fn decoder_functions(format: Format) -> (JsValue, JsValue) {
     let decoder = Rc::new(RefCell::new((CoreDecoder::new(format), Vec::new(), Vec::new())));
-    let emit =
-        |controller: &TransformStreamDefaultController, chunks: &mut Vec<Chunk>, result: Result<(), StreamError>| {
-            for chunk in chunks.drain(..) {
-                controller.enqueue_with_chunk(&chunk_to_js(&chunk))?;
-            }
-            result.map_err(|error| stream_error(&error))
-        };
+    let result = |chunks: &mut Vec<Chunk>, outcome: Result<(), JsValue>| {
+        let out = Object::new();
+        let _ = Reflect::set(&out, &"chunks".into(), &chunks_to_js(chunks));
+        chunks.clear();
+        if let Err(error) = outcome {
+            let _ = Reflect::set(&out, &"error".into(), &error);
+        }
+        JsValue::from(out)
+    };
     let state = Rc::clone(&decoder);
-    let transform = Closure::<dyn FnMut(JsValue, TransformStreamDefaultController) -> Result<(), JsValue>>::new(
-        move |piece: JsValue, controller: TransformStreamDefaultController| {
-            let mut guard = state.borrow_mut();
-            let (decoder, chunks, buffer) = &mut *guard;
-            args::bytes_or_text(&piece, "a chunk", buffer)?;
-            let result = decoder.push(buffer, chunks);
-            emit(&controller, chunks, result)
-        },
-    );
-    let flush = Closure::<dyn FnMut(TransformStreamDefaultController) -> Result<(), JsValue>>::new(
-        move |controller: TransformStreamDefaultController| {
-            let mut guard = decoder.borrow_mut();
-            let (decoder, chunks, _) = &mut *guard;
-            let result = decoder.finish(chunks);
-            emit(&controller, chunks, result)
-        },
-    );
-    let transformer = Object::new();
-    Reflect::set(&transformer, &"transform".into(), &transform.into_js_value())?;
-    Reflect::set(&transformer, &"flush".into(), &flush.into_js_value())?;
-    TransformStream::new_with_transformer(&transformer)
+    let push = Closure::<dyn FnMut(JsValue) -> JsValue>::new(move |piece: JsValue| {
+        let mut guard = state.borrow_mut();
+        let (decoder, chunks, buffer) = &mut *guard;
+        let outcome = match args::bytes_or_text(&piece, "a chunk", buffer) {
+            Ok(()) => decoder.push(buffer, chunks).map_err(|error| stream_error(&error)),
+            Err(error) => Err(error),
+        };
+        result(chunks, outcome)
+    });
+    let finish = Closure::<dyn FnMut() -> JsValue>::new(move || {
+        let mut guard = decoder.borrow_mut();
+        let (decoder, chunks, _) = &mut *guard;
+        let outcome = decoder.finish(chunks).map_err(|error| stream_error(&error));
+        result(chunks, outcome)
+    });
+    (push.into_js_value(), finish.into_js_value())
+}
+
+fn decoder_stream(format: Format) -> TransformStream {
+    let (push, finish) = decoder_functions(format);
+    clew_transform(&push, &finish)
 }
 
 #[wasm_bindgen(module = "/js/boundary.js")]
@@ -153,8 +149,13 @@ extern "C" {
     /// The start of an error body as text: at most `limit` bytes, waiting at most
     /// `timeout_ms`; `""` when it cannot be read.
     async fn clew_error_body(body: &JsValue, limit: u32, timeout_ms: u32) -> JsValue;
-    /// `body.pipeThrough(transform)`, or `null` when the body is locked or not a stream.
-    fn clew_pipe(body: &JsValue, transform: &TransformStream) -> JsValue;
+    /// A `TransformStream` over the decoder's `push` and `finish`: the chunks decoded before
+    /// an error are read before the error is.
+    fn clew_transform(push: &JsValue, finish: &JsValue) -> TransformStream;
+    /// `body` read into a stream of chunks by `push` and `finish`; `null` when the body is
+    /// locked or not a stream. A body that fails after its last byte still gives the chunks
+    /// of its last event, and fails only if the decoder found the stream incomplete.
+    fn clew_read_body(body: &JsValue, push: &JsValue, finish: &JsValue) -> JsValue;
 }
 
 /// The most of an error response's body read for its message, and how long to wait for it.
@@ -173,7 +174,7 @@ pub async fn read_model_stream(
     #[wasm_bindgen(unchecked_param_type = "Response")] response: JsValue,
     #[wasm_bindgen(unchecked_param_type = "StreamFormat")] format: JsValue,
 ) -> Result<ReadableStream, JsValue> {
-    let transform = decoder_stream(args::format(&format)?)?;
+    let format = args::format(&format)?;
     let response = clew_response(&response);
     let field = |key: &str| Reflect::get(&response, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED);
     if response.is_null() {
@@ -194,7 +195,8 @@ pub async fn read_model_stream(
     if body.is_null() || body.is_undefined() {
         return Err(stream_error(&StreamError::Incomplete { expected: "a response body" }));
     }
-    let piped = clew_pipe(&body, &transform);
+    let (push, finish) = decoder_functions(format);
+    let piped = clew_read_body(&body, &push, &finish);
     if piped.is_null() {
         return Err(type_error(Code::InvalidArgument, "the response body is not a readable stream"));
     }
