@@ -1,5 +1,5 @@
 // The public API of every entry, in one list: the generated bindings without their init
-// functions, the parser subclass, and the error classes (from the module the bindings use).
+// functions, the parser and assembler subclasses, and the error classes (from the module the bindings use).
 export {
   parseAssistantMessage,
   buildRequest,
@@ -7,10 +7,10 @@ export {
   readModelStream,
   sseDecoder,
   StreamDecoder,
-  ToolCallAssembler,
   Task,
 } from "./clew.js";
 export { AssistantMessageParser } from "./parser.js";
+export { ToolCallAssembler } from "./assembler.js";
 export { ClewError, ClewStreamError, ClewTaskError } from "__ERRORS_MODULE__";
 
 /** Resolves once the wasm module is ready; it already is with this entry. */

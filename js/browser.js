@@ -4,6 +4,7 @@
 // async APIs wait for it themselves, and a Task made before it is created when it starts.
 import init, * as wasm from "./clew.js";
 import { AssistantMessageParser as Parser } from "./parser.js";
+import { ToolCallAssembler as Assembler } from "./assembler.js";
 
 export { ClewError, ClewStreamError, ClewTaskError } from "__ERRORS_MODULE__";
 
@@ -53,7 +54,7 @@ export class StreamDecoder extends wasm.StreamDecoder {
   }
 }
 
-export class ToolCallAssembler extends wasm.ToolCallAssembler {
+export class ToolCallAssembler extends Assembler {
   constructor() {
     check();
     super();

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { readModelStream, sseDecoder, StreamDecoder, buildRequest, modelCost } from "clew";
+import { readModelStream, sseDecoder, StreamDecoder, buildRequest, modelCost, ToolCallAssembler } from "clew";
 import { repoRoot } from "./package-dir.mjs";
 
 const fixtureDir = join(repoRoot, "tests/fixtures/streams");
@@ -149,4 +149,19 @@ test("a body that fails after its last byte keeps the last event; one that fails
   assert.equal(cut.error.code, "CLEW_STREAM_INCOMPLETE");
   assert.equal(cut.error.retryable, true);
   assert.equal(cut.error.cause.message, "terminated");
+});
+
+test("ToolCallAssembler reads arguments as JSON.parse does: split surrogate pairs, __proto__, huge numbers", () => {
+  const assembler = new ToolCallAssembler();
+  const piece = (args, name) => ({ tool_call: { call_id: "c", function: { id: "c", name, arguments: args } } });
+  assembler.push(piece('{"__proto__": "own", "n": 1e400, "e": "\ud83d', "t"));
+  assembler.push(piece('\ude00"}'));
+  const call = assembler.call(0);
+  assert.deepEqual(Object.keys(call.params), ["__proto__", "n", "e"]);
+  assert.equal(Object.getPrototypeOf(call.params), Object.prototype);
+  assert.equal(call.params.n, "1e400");
+  assert.equal(call.params.e, "\u{1F600}");
+  assert.equal(call.complete, true);
+  assert.equal(call.invalid, false);
+  assert.equal(assembler.call(2 ** 32), undefined);
 });
