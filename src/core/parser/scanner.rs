@@ -157,7 +157,13 @@ impl Scanner {
                 if closing && roles.param == Some(param) {
                     let value = trim_span(text, self.region.start(), lt);
                     self.set_open_param(param, value);
-                    self.mode = Mode::Tool(open);
+                    // The same tag is examined again outside the parameter (TOOL-FORMAT §3,
+                    // state P): when the name is also this tool's, it closes the tool too.
+                    if roles.tool == Some(open.tool) {
+                        self.close_tool(text, open, gt);
+                    } else {
+                        self.mode = Mode::Tool(open);
+                    }
                 } else {
                     self.mode = Mode::Param(open, param);
                 }

@@ -246,3 +246,21 @@ fn push_reports_the_first_changed_block() {
     assert_eq!(parser.push("Done."), 2);
     assert_eq!(parser.len(), 3);
 }
+
+#[test]
+fn a_name_that_is_both_tool_and_param_closes_param_then_tool_at_one_tag() {
+    // TOOL-FORMAT §3, state P: after `</p>` the same position is examined in state U, where
+    // it is this tool's close tag when p is also the tool's name.
+    let tools = ToolSet::from_names(["query"], ["query", "limit"]).unwrap();
+    let blocks = parse_assistant_message("<query><query>x</query>after", &tools);
+    assert_eq!(blocks, [tool("query", &[("query", "x")], false), text("after", true)]);
+    let mut parser = IncrementalParser::new(tools.clone());
+    for piece in ["<query><que", "ry>x</que", "ry>aft", "er"] {
+        parser.push(piece);
+    }
+    assert_eq!(parser.to_blocks(), blocks);
+    // Another tool's parameter of that name does not close this tool.
+    let tools = ToolSet::from_names(["query", "search"], ["query"]).unwrap();
+    let blocks = parse_assistant_message("<search><query>x</query>more", &tools);
+    assert_eq!(blocks, [tool("search", &[("query", "x")], true)]);
+}
