@@ -72,6 +72,10 @@ export async function clew_error_body(body, limit, timeoutMs) {
     try { reader?.cancel().catch(() => {}); } catch {}
   }
 }
+export function clew_define(object, key, value) {
+  Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
 // Waits until the readable side has handed out every chunk queued so far: erroring a
 // stream drops what its queue still holds.
 async function drained(controller) {

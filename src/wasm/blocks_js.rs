@@ -1,55 +1,51 @@
 //! Blocks as plain JavaScript objects, with the reference parser's field names.
 //!
-//! Blocks cross as JSON text parsed by the engine: each string is copied once, `params` is
-//! a plain object (a param named `__proto__` is an own property, as `JSON.parse` makes it).
+//! Each string is copied once, straight from the parser's text into a JS string (a JSON
+//! round trip would copy and scan a long `content` three times); `params` is a plain object
+//! whose parameters are defined, not assigned, so one named `__proto__` is an own property,
+//! as `JSON.parse` makes it.
 
-use crate::core::json::write_string;
+use js_sys::{Array, Object, Reflect};
+use wasm_bindgen::JsValue;
+
 use crate::core::parser::{BlockRef, RawBlock};
-use wasm_bindgen::{JsCast, JsValue};
 
-fn write_block(block: BlockRef<'_>, out: &mut String) {
-    match block.raw() {
-        RawBlock::Text { partial, .. } => {
-            out.push_str("{\"type\":\"text\",\"content\":");
-            write_string(out, block.text_content().unwrap_or_default());
-            out.push_str(if *partial { ",\"partial\":true}" } else { ",\"partial\":false}" });
-        }
-        RawBlock::ToolUse(tool) => {
-            out.push_str("{\"type\":\"tool_use\",\"name\":");
-            write_string(out, block.tool_name().unwrap_or_default());
-            out.push_str(",\"params\":{");
-            for (i, (name, value)) in block.params().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_string(out, name);
-                out.push(':');
-                write_string(out, value);
-            }
-            out.push_str(if tool.partial { "},\"partial\":true" } else { "},\"partial\":false" });
-            out.push_str(",\"isNativeToolCall\":false}");
-        }
-    }
+#[wasm_bindgen::prelude::wasm_bindgen(module = "/js/boundary.js")]
+extern "C" {
+    /// `Object.defineProperty(object, key, {value, enumerable, writable, configurable})`.
+    fn clew_define(object: &Object, key: &str, value: &JsValue);
+}
+
+fn set(object: &Object, key: &str, value: &JsValue) {
+    // NOTE: setting a property of a fresh plain object cannot fail.
+    let _ = Reflect::set(object, &JsValue::from_str(key), value);
 }
 
 /// One block as a JS object.
 pub(crate) fn block_to_js(block: BlockRef<'_>) -> JsValue {
-    let mut json = String::new();
-    write_block(block, &mut json);
-    // NOTE: the text written above is always valid JSON; `undefined` would only stand for
-    // an impossible error, never a panic.
-    js_sys::JSON::parse(&json).unwrap_or(JsValue::UNDEFINED)
+    let out = Object::new();
+    match block.raw() {
+        RawBlock::Text { partial, .. } => {
+            set(&out, "type", &JsValue::from_str("text"));
+            set(&out, "content", &JsValue::from_str(block.text_content().unwrap_or_default()));
+            set(&out, "partial", &JsValue::from_bool(*partial));
+        }
+        RawBlock::ToolUse(tool) => {
+            let params = Object::new();
+            for (name, value) in block.params() {
+                clew_define(&params, name, &JsValue::from_str(value));
+            }
+            set(&out, "type", &JsValue::from_str("tool_use"));
+            set(&out, "name", &JsValue::from_str(block.tool_name().unwrap_or_default()));
+            set(&out, "params", &params);
+            set(&out, "partial", &JsValue::from_bool(tool.partial));
+            set(&out, "isNativeToolCall", &JsValue::FALSE);
+        }
+    }
+    out.into()
 }
 
 /// Blocks as a JS array.
-pub(crate) fn blocks_to_js<'a>(blocks: impl Iterator<Item = BlockRef<'a>>) -> js_sys::Array {
-    let mut json = String::from("[");
-    for (i, block) in blocks.enumerate() {
-        if i > 0 {
-            json.push(',');
-        }
-        write_block(block, &mut json);
-    }
-    json.push(']');
-    js_sys::JSON::parse(&json).map_or_else(|_| js_sys::Array::new(), JsCast::unchecked_into)
+pub(crate) fn blocks_to_js<'a>(blocks: impl Iterator<Item = BlockRef<'a>>) -> Array {
+    blocks.map(block_to_js).collect()
 }

@@ -204,7 +204,20 @@ impl<'a> Reader<'a> {
 
     /// A whole number 0 or more (see [`Number::as_u64`]); `None` for anything else.
     pub fn u64(&mut self) -> Result<Option<u64>> {
-        Ok(self.number()?.and_then(|n| n.as_u64()))
+        match self.peek() {
+            Some(b'-' | b'0'..=b'9') => {
+                let text = self.number_text()?;
+                // Plain digits (the usual case) are read without building a `Number`.
+                if text.bytes().all(|b| b.is_ascii_digit()) {
+                    let value =
+                        text.bytes().fold(0u64, |n, d| n.saturating_mul(10).saturating_add(u64::from(d - b'0')));
+                    Ok(Some(value))
+                } else {
+                    Ok(Number::from_valid(text).as_u64())
+                }
+            }
+            _ => self.skip().map(|()| None),
+        }
     }
 
     /// A boolean; `None` for null or another type (skipped).

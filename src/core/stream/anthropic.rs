@@ -41,10 +41,9 @@ struct Event<'a> {
     index: u64,
     /// `message.usage` of `message_start`.
     start_usage: Option<WireUsage>,
-    /// `content_block` of `content_block_start`.
+    /// `content_block` of `content_block_start`, or `delta` of `content_block_delta` and
+    /// `message_delta` (an event has one or the other).
     block: Block<'a>,
-    /// `delta` of `content_block_delta` and `message_delta`.
-    delta: Block<'a>,
     /// `usage` of `message_delta`.
     usage: Option<WireUsage>,
     error: Option<Json>,
@@ -95,7 +94,7 @@ fn read_event<'a>(r: &mut Reader<'a>) -> Result<Event<'a>, JsonError> {
             _ => r.skip(),
         }),
         "content_block" if r.is_object() => read_block(r, &mut event.block),
-        "delta" if r.is_object() => read_block(r, &mut event.delta),
+        "delta" if r.is_object() => read_block(r, &mut event.block),
         "usage" if r.is_object() => read_usage(r).map(|u| event.usage = Some(u)),
         "error" => r.value().map(|v| event.error = Some(v)),
         _ => r.skip(),
@@ -209,7 +208,7 @@ impl AnthropicDecoder {
         match kind {
             "message_start" => self.usage(data.start_usage.unwrap_or_default(), out),
             "content_block_start" => self.block_start(data.index, data.block, out),
-            "content_block_delta" => self.block_delta(data.index, data.delta, out),
+            "content_block_delta" => self.block_delta(data.index, data.block, out),
             "content_block_stop" if self.tool.as_ref().is_some_and(|(index, ..)| *index == data.index) => {
                 self.tool = None;
             }
@@ -217,7 +216,7 @@ impl AnthropicDecoder {
                 if let Some(usage) = data.usage {
                     self.usage(usage, out);
                 }
-                if let Some(reason) = data.delta.stop_reason {
+                if let Some(reason) = data.block.stop_reason {
                     out.push(Chunk::Stop { reason });
                 }
             }
