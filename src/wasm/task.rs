@@ -76,7 +76,7 @@ impl Task {
     /// Aborts the task: the request, pending asks, running tools and timers are cancelled
     /// and `start` resolves with `status: "aborted"`. Safe to call from inside a callback,
     /// and more than once.
-    pub fn abort(&self, #[wasm_bindgen(unchecked_param_type = "string")] reason: Option<JsValue>) {
+    pub fn abort(&self, #[wasm_bindgen(unchecked_optional_param_type = "string")] reason: Option<JsValue>) {
         // NOTE: any reason is accepted (abort must not throw); a non-string is shown as JSON.
         let reason = match reason {
             None => "aborted".into(),
