@@ -156,3 +156,32 @@ proptest! {
         prop_assert!((ours - x).abs() <= x.abs() * 1e-14, "{} {} {}", text, ours, x);
     }
 }
+
+#[test]
+fn compact_reading_has_no_depth_limit_and_writes_like_json_stringify() {
+    let compact = |text: &str| {
+        let mut reader = Reader::new(text);
+        let mut out = String::new();
+        reader.compact_value(&mut out).and_then(|()| reader.end()).map(|()| out)
+    };
+    let deep = format!("{}1{}", "[".repeat(100_000), "]".repeat(100_000));
+    assert_eq!(compact(&deep).unwrap(), deep);
+    assert_eq!(
+        compact(r#" { "a" : [ 1 , "\u0041\/" , { } , [ ] ] , "b" : null } "#).unwrap(),
+        r#"{"a":[1,"A/",{},[]],"b":null}"#
+    );
+    for bad in ["[1,]", "{\"a\" 1}", "[", "{\"a\":1,}", "[1 2]", "{,}"] {
+        assert!(compact(bad).is_err(), "{bad}");
+    }
+}
+
+proptest! {
+    #[test]
+    fn compact_reading_equals_parse_then_write(value in arb_json()) {
+        let pretty = serde_json::to_string_pretty(&value).unwrap();
+        let mut reader = Reader::new(&pretty);
+        let mut out = String::new();
+        reader.compact_value(&mut out).unwrap();
+        prop_assert_eq!(out, Json::parse(&pretty).unwrap().to_string());
+    }
+}

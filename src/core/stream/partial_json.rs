@@ -8,7 +8,7 @@
 //! Values keep the reference's shape: strings as they are, anything else as compact JSON
 //! text. Members whose non-string value is unfinished are not shown until it is.
 
-use crate::core::json::Json;
+use crate::core::json::Reader;
 use std::collections::HashMap;
 
 use memchr::memchr2;
@@ -293,9 +293,11 @@ impl PartialJsonObject {
                 let end = self.pos - 1;
                 let text =
                     self.raw.get(self.value_start..end).unwrap_or_default().trim_end_matches(is_json_space).to_owned();
-                match Json::parse(&text) {
-                    Ok(value) => {
-                        self.set_member(value.to_string());
+                let mut reader = Reader::new(&text);
+                let mut compact = String::with_capacity(text.len());
+                match reader.compact_value(&mut compact).and_then(|()| reader.end()) {
+                    Ok(()) => {
+                        self.set_member(compact);
                         self.state = if c == ',' { State::NextKey } else { State::Done };
                     }
                     Err(_) => self.state = State::Invalid,

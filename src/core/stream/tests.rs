@@ -292,3 +292,12 @@ fn what_json_parse_rejects_is_invalid_fuzz_regressions() {
         assert!(crate::core::json::Json::parse(text).is_err(), "{text:?}");
     }
 }
+
+#[test]
+fn arguments_nested_deeper_than_any_limit_read_as_json_parse_reads_them() {
+    let deep = format!("{}{}", "[".repeat(5_000), "]".repeat(5_000));
+    let mut object = PartialJsonObject::new();
+    object.push(&format!(r#"{{"deep": {deep}, "n": 1e400, "s": "ok"}}"#));
+    assert!(object.is_complete() && !object.is_invalid());
+    assert_eq!(members(&object), pairs(&[("deep", deep.as_str()), ("n", "1e400"), ("s", "ok")]));
+}
