@@ -12,6 +12,7 @@ use super::message::{AskAnswer, AskKind, AskResponse, MessageKind, SayKind};
 use super::round::{Round, StreamPhase};
 use super::task::{Phase, Task};
 use super::texts;
+use super::tools::Repeats;
 use crate::core::json::Json;
 use crate::core::stream::request::{Content, ContentBlock, Message as HistoryMessage, Role};
 use crate::core::stream::{Chunk, StreamDecoder, StreamError};
@@ -112,7 +113,7 @@ impl Task {
         }
         self.ctx.mistakes = 0;
         self.ctx.retry_attempts = 0;
-        self.ctx.identical = (String::new(), String::new(), 0);
+        self.ctx.identical = Repeats::default();
         self.begin_round(content);
     }
 

@@ -15,6 +15,7 @@ use super::message::{AskAnswer, AskKind, AskResponse, Message, MessageKind, SayK
 use super::round::{Round, StreamPhase, Wait};
 use super::rounds::hook_context;
 use super::texts;
+use super::tools::Repeats;
 use crate::core::parser::ToolSet;
 use crate::core::stream::request::{ContentBlock, ImageSource, Message as HistoryMessage};
 use crate::core::stream::StreamError;
@@ -73,7 +74,7 @@ pub(crate) struct Ctx {
     pub(crate) last_request_tokens: u64,
     pub(crate) mistakes: u32,
     pub(crate) retry_attempts: u32,
-    pub(crate) identical: (String, String, u32),
+    pub(crate) identical: Repeats,
     pub(crate) next_id: u64,
     /// The initial checkpoint still being saved.
     pub(crate) initial_checkpoint: Option<u64>,

@@ -59,6 +59,7 @@ impl Json {
     }
 
     // NOTE: one copy of the body for every type `set` takes.
+    #[inline(never)]
     fn set_value(&mut self, key: &str, value: Self) {
         if let Self::Object(members) = self {
             match members.iter_mut().rev().find(|(k, _)| k == key) {
