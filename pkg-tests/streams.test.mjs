@@ -165,3 +165,17 @@ test("ToolCallAssembler reads arguments as JSON.parse does: split surrogate pair
   assert.equal(call.invalid, false);
   assert.equal(assembler.call(2 ** 32), undefined);
 });
+
+test("provider JSON that JSON.parse accepts decodes: lone surrogate escapes, counts above 2^53", () => {
+  const encoder = new TextEncoder();
+  const body = 'data: {"choices":[{"index":0,"delta":{"content":"a\\ud83d b"}}]}\n\n'
+    + 'data: {"choices":[],"usage":{"prompt_tokens":9007199254740993,"completion_tokens":1}}\n\n';
+  const whole = new StreamDecoder("openai").push(encoder.encode(body));
+  assert.equal(whole[0].text, "a\ufffd b");
+  assert.equal(typeof whole[1].inputTokens, "number");
+  assert.ok(whole[1].inputTokens >= 2 ** 53);
+  // The same chunks whatever the split.
+  const decoder = new StreamDecoder("openai");
+  const split = [...encoder.encode(body)].flatMap((byte) => decoder.push(new Uint8Array([byte])));
+  assert.deepEqual(split, whole);
+});
