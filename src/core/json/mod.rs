@@ -14,6 +14,7 @@
 //! escape becomes U+FFFD. It is strict where JSON is: trailing commas, comments, control
 //! characters in strings and nesting deeper than [`MAX_DEPTH`] are errors.
 
+mod compact;
 pub mod fields;
 mod number;
 mod read;

@@ -65,16 +65,21 @@ impl<'a> Reader<'a> {
         self.text.as_bytes()
     }
 
-    fn fail<T>(&self, reason: &'static str) -> Result<T> {
+    pub(super) fn fail<T>(&self, reason: &'static str) -> Result<T> {
         Err(JsonError { at: self.pos, reason })
     }
 
     /// The next byte after white space, not consumed.
-    fn peek(&mut self) -> Option<u8> {
+    pub(super) fn peek(&mut self) -> Option<u8> {
         while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.bytes().get(self.pos) {
             self.pos += 1;
         }
         self.bytes().get(self.pos).copied()
+    }
+
+    /// Consumes the byte [`Reader::peek`] saw.
+    pub(super) fn bump(&mut self) {
+        self.pos += 1;
     }
 
     /// Checks that only white space is left.
@@ -271,86 +276,6 @@ impl<'a> Reader<'a> {
         })
     }
 
-    /// Reads the value at the cursor into `out` in compact form, as
-    /// `JSON.stringify(JSON.parse(text))` writes it (numbers keep their text; a repeated key
-    /// stays repeated). Unlike [`Reader::value`] it has no nesting limit: arrays and objects
-    /// are walked with a stack of their own, not by recursion, so any depth `JSON.parse`
-    /// takes is read without growing the call stack.
-    pub fn compact_value(&mut self, out: &mut String) -> Result<()> {
-        let mut open: Vec<u8> = Vec::new();
-        loop {
-            match self.peek() {
-                Some(b'{') => {
-                    self.pos += 1;
-                    out.push('{');
-                    if self.peek() == Some(b'}') {
-                        self.pos += 1;
-                        out.push('}');
-                    } else {
-                        open.push(b'}');
-                        self.compact_key(out)?;
-                        continue;
-                    }
-                }
-                Some(b'[') => {
-                    self.pos += 1;
-                    out.push('[');
-                    if self.peek() == Some(b']') {
-                        self.pos += 1;
-                        out.push(']');
-                    } else {
-                        open.push(b']');
-                        continue;
-                    }
-                }
-                Some(b'"') => {
-                    let text = self.string_body()?;
-                    super::write::write_string(out, &text);
-                }
-                Some(b't') => self.literal("true").map(|()| out.push_str("true"))?,
-                Some(b'f') => self.literal("false").map(|()| out.push_str("false"))?,
-                Some(b'n') => self.literal("null").map(|()| out.push_str("null"))?,
-                Some(b'-' | b'0'..=b'9') => out.push_str(self.number_text()?),
-                _ => return self.fail("expected a value"),
-            }
-            // After a value: close what ends here, then a separator or the end.
-            loop {
-                let Some(&close) = open.last() else { return Ok(()) };
-                match self.peek() {
-                    Some(b',') => {
-                        self.pos += 1;
-                        out.push(',');
-                        if close == b'}' {
-                            self.compact_key(out)?;
-                        }
-                        break;
-                    }
-                    Some(b) if b == close => {
-                        self.pos += 1;
-                        out.push(char::from(close));
-                        open.pop();
-                    }
-                    _ if close == b'}' => return self.fail("expected `,` or `}`"),
-                    _ => return self.fail("expected `,` or `]`"),
-                }
-            }
-        }
-    }
-
-    fn compact_key(&mut self, out: &mut String) -> Result<()> {
-        if self.peek() != Some(b'"') {
-            return self.fail("expected a key");
-        }
-        let key = self.string_body()?;
-        super::write::write_string(out, &key);
-        if self.peek() != Some(b':') {
-            return self.fail("expected `:`");
-        }
-        self.pos += 1;
-        out.push(':');
-        Ok(())
-    }
-
     /// The text of the value at the cursor, checked, without building it.
     pub fn raw_value(&mut self) -> Result<&'a str> {
         self.peek();
@@ -359,7 +284,7 @@ impl<'a> Reader<'a> {
         Ok(self.text.get(start..self.pos).unwrap_or_default())
     }
 
-    fn literal(&mut self, word: &'static str) -> Result<()> {
+    pub(super) fn literal(&mut self, word: &'static str) -> Result<()> {
         if self.bytes().get(self.pos..self.pos + word.len()) == Some(word.as_bytes()) {
             self.pos += word.len();
             Ok(())
@@ -368,7 +293,7 @@ impl<'a> Reader<'a> {
         }
     }
 
-    fn number_text(&mut self) -> Result<&'a str> {
+    pub(super) fn number_text(&mut self) -> Result<&'a str> {
         let rest = self.bytes().get(self.pos..).unwrap_or_default();
         let Some(len) = scan(rest) else { return self.fail("invalid number") };
         let text = self.text.get(self.pos..self.pos + len).unwrap_or_default();
@@ -377,7 +302,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Reads a string at the cursor (which is at its `"`).
-    fn string_body(&mut self) -> Result<Cow<'a, str>> {
+    pub(super) fn string_body(&mut self) -> Result<Cow<'a, str>> {
         self.pos += 1;
         let start = self.pos;
         let mut owned: Option<String> = None;
