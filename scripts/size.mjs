@@ -2,7 +2,7 @@
 // gzipped (level 9), and what each entry point loads (its static import closure). With
 // --check, fails when the browser entry (browser.js, everything it imports, and the wasm)
 // passes the budget in size-budget.json, the one place the budget is written.
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { gzipSync } from "node:zlib";
 import { fileURLToPath } from "node:url";
@@ -34,7 +34,8 @@ function closure(entry, seen = new Set()) {
 
 const kb = (n) => `${(n / 1000).toFixed(1)} KB`;
 const rows = [];
-for (const name of ["clew_bg.wasm", "clew.js", "api.js", "parser.js", "browser.js", "inline.js", "clew_wasm_base64.js", "node.js", "workerd.js", "edge-light.js", "index.cjs"]) {
+for (const name of ["clew_bg.wasm", "clew.js", "api.js", "parser.js", "assembler.js", "browser.js", "inline.js", "clew_wasm_base64.js", "node.js", "workerd.js", "edge-light.js", "index.cjs"]) {
+  if (!existsSync(join(dir, name))) continue;
   const { raw, gz } = size(join(dir, name));
   rows.push(`| ${name} | ${raw} | ${gz} |`);
 }
