@@ -219,6 +219,8 @@ impl PartialJsonObject {
                 self.state = next;
             }
             (Escape::None, '\\') => self.escape = Escape::Started,
+            // A control character is not JSON inside a string, escaped or not.
+            (Escape::None | Escape::Started, c) if c < '\u{20}' => self.state = State::Invalid,
             (Escape::None, c) => {
                 self.flush_high();
                 self.target().push(c);

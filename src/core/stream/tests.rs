@@ -285,7 +285,15 @@ fn many_members_cost_linear_time_and_keep_first_position_last_value() {
 /// while `JSON.parse` rejects it.
 #[test]
 fn what_json_parse_rejects_is_invalid_fuzz_regressions() {
-    for text in ["{\"a\": 1}x", "{\"k\":\"line\nbreak\"}", "{\"k\": 1,}", "{\"k\": false \u{c} }", "{\"k\": 1,\n\t}"] {
+    for text in [
+        "{\"a\": 1}x",
+        "{\"k\":\"line\nbreak\"}",
+        "{\"k\": 1,}",
+        "{\"k\": false \u{c} }",
+        "{\"k\": 1,\n\t}",
+        "{\"k\": \"\\u0041\u{0}\"}",
+        "{\"k\u{1}\": 1}",
+    ] {
         let mut object = PartialJsonObject::new();
         object.push(text);
         assert!(object.is_invalid() || !object.is_complete(), "{text:?}");
