@@ -33,9 +33,8 @@ impl Number {
     /// `u64::MAX`); a fraction or exponent that still names a whole number is accepted;
     /// negative and fractional values give `None`.
     pub fn as_u64(&self) -> Option<u64> {
-        let bytes = self.0.as_bytes();
-        if bytes.iter().all(u8::is_ascii_digit) {
-            return Some(bytes.iter().fold(0u64, |n, d| n.saturating_mul(10).saturating_add(u64::from(d - b'0'))));
+        if let Some(whole) = digits_u64(&self.0) {
+            return Some(whole);
         }
         let value = self.as_f64();
         // NOTE: `as` saturates, so a huge whole value gives u64::MAX.
@@ -115,6 +114,15 @@ impl From<u64> for Number {
     fn from(value: u64) -> Self {
         Self(value.to_string())
     }
+}
+
+/// `text` as a whole number when it is plain digits (saturating at `u64::MAX`).
+pub(super) fn digits_u64(text: &str) -> Option<u64> {
+    let bytes = text.as_bytes();
+    bytes
+        .iter()
+        .all(u8::is_ascii_digit)
+        .then(|| bytes.iter().fold(0u64, |n, d| n.saturating_mul(10).saturating_add(u64::from(d - b'0'))))
 }
 
 /// `mantissa × 10^exponent` as f64.

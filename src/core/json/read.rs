@@ -5,7 +5,7 @@ use std::fmt;
 
 use memchr::memchr2;
 
-use super::number::{scan, Number};
+use super::number::{digits_u64, scan, Number};
 use super::value::Json;
 
 /// Deepest nesting of arrays and objects accepted (as serde_json's default).
@@ -176,6 +176,12 @@ impl<'a> Reader<'a> {
         Ok(())
     }
 
+    /// Reads an array of objects: `item` is called at each object (and must read it); items
+    /// of other types are skipped, as a lenient reader of provider JSON wants.
+    pub fn objects(&mut self, mut item: impl FnMut(&mut Self) -> Result<()>) -> Result<()> {
+        self.array(|r| if r.is_object() { item(r) } else { r.skip() })
+    }
+
     fn enter(&mut self) -> Result<()> {
         if self.depth >= MAX_DEPTH {
             return self.fail("nested too deeply");
@@ -213,13 +219,7 @@ impl<'a> Reader<'a> {
             Some(b'-' | b'0'..=b'9') => {
                 let text = self.number_text()?;
                 // Plain digits (the usual case) are read without building a `Number`.
-                if text.bytes().all(|b| b.is_ascii_digit()) {
-                    let value =
-                        text.bytes().fold(0u64, |n, d| n.saturating_mul(10).saturating_add(u64::from(d - b'0')));
-                    Ok(Some(value))
-                } else {
-                    Ok(Number::from_valid(text).as_u64())
-                }
+                Ok(digits_u64(text).or_else(|| Number::from_valid(text).as_u64()))
             }
             _ => self.skip().map(|()| None),
         }

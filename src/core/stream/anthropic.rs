@@ -150,10 +150,7 @@ fn read_usage(r: &mut Reader<'_>) -> Result<WireUsage, JsonError> {
     read_counts(r, &mut counts, |r, key| match key {
         "iterations" if r.is_array() => {
             let mut steps = Vec::new();
-            r.array(|r| {
-                if !r.is_object() {
-                    return r.skip();
-                }
+            r.objects(|r| {
                 let mut counts = [None; 4];
                 let mut kind = None;
                 read_counts(r, &mut counts, |r, key| match key {

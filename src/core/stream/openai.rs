@@ -94,14 +94,7 @@ struct WireUsage {
 fn read_chunk(r: &mut Reader<'_>) -> Result<ChatChunk, JsonError> {
     let mut chunk = ChatChunk::default();
     r.object(|r, key| match &*key {
-        "choices" if r.is_array() => r.array(|r| {
-            if r.is_object() {
-                chunk.choices.push(read_choice(r)?);
-                Ok(())
-            } else {
-                r.skip()
-            }
-        }),
+        "choices" if r.is_array() => r.objects(|r| read_choice(r).map(|choice| chunk.choices.push(choice))),
         "usage" if r.is_object() => read_usage(r).map(|u| chunk.usage = Some(u)),
         "error" => r.value().map(|v| chunk.error = Some(v).filter(|v| !v.is_null())),
         "x_groq" if r.is_object() => r.object(|r, key| match &*key {
@@ -130,10 +123,7 @@ fn read_delta(r: &mut Reader<'_>, delta: &mut WireDelta) -> Result<(), JsonError
         "content" => r.string_owned().map(|v| delta.content = v),
         "reasoning_content" => r.string_owned().map(|v| delta.reasoning_content = v),
         "reasoning" => r.string_owned().map(|v| delta.reasoning = v),
-        "reasoning_details" if r.is_array() => r.array(|r| {
-            if !r.is_object() {
-                return r.skip();
-            }
+        "reasoning_details" if r.is_array() => r.objects(|r| {
             r.object(|r, key| match &*key {
                 "text" => {
                     if let Some(text) = r.string()? {
@@ -145,10 +135,7 @@ fn read_delta(r: &mut Reader<'_>, delta: &mut WireDelta) -> Result<(), JsonError
             })
         }),
         "refusal" => r.string_owned().map(|v| delta.refusal = v),
-        "tool_calls" if r.is_array() => r.array(|r| {
-            if !r.is_object() {
-                return r.skip();
-            }
+        "tool_calls" if r.is_array() => r.objects(|r| {
             let mut call = WireToolCall::default();
             r.object(|r, key| match &*key {
                 "index" => r.u64().map(|v| call.index = v),
@@ -170,18 +157,12 @@ fn read_delta(r: &mut Reader<'_>, delta: &mut WireDelta) -> Result<(), JsonError
 /// Mistral's content parts: text parts are text, thinking parts (a string or an array of
 /// text parts) reasoning.
 fn read_parts(r: &mut Reader<'_>, out: &mut Vec<Chunk>) -> Result<(), JsonError> {
-    r.array(|r| {
-        if !r.is_object() {
-            return r.skip();
-        }
+    r.objects(|r| {
         let (mut kind, mut text, mut thinking) = (None, None, String::new());
         r.object(|r, key| match &*key {
             "type" => r.string_owned().map(|v| kind = v),
             "text" => r.string_owned().map(|v| text = v),
-            "thinking" if r.is_array() => r.array(|r| {
-                if !r.is_object() {
-                    return r.skip();
-                }
+            "thinking" if r.is_array() => r.objects(|r| {
                 r.object(|r, key| match &*key {
                     "text" => r.string().map(|v| thinking.push_str(v.as_deref().unwrap_or_default())),
                     _ => r.skip(),
