@@ -28,6 +28,7 @@ mod failure;
 mod history;
 mod message;
 mod present;
+mod repeats;
 mod round;
 mod rounds;
 mod snapshot;

@@ -1,0 +1,60 @@
+//! Repeated tool calls: the same call with the same parameters, in any order, counted so
+//! the loop can warn at 3 and stop at 5 (AGENT-LOOP: identical-call detection).
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+/// The last tool call (its name and parameters, `task_progress` aside) and how many times in
+/// a row it came with the same parameters, in any order.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub(crate) struct Repeats {
+    name: String,
+    /// Where each parameter's value sits in `values`.
+    keys: HashMap<String, usize>,
+    values: Vec<String>,
+    count: u32,
+}
+
+impl Repeats {
+    /// Records a call; returns how many times in a row it has now come.
+    pub(crate) fn record(&mut self, name: &str, params: &[(String, String)]) -> u32 {
+        let params = || params.iter().filter(|(k, _)| k != "task_progress");
+        let same = self.name == name
+            && params().count() == self.values.len()
+            && params().all(|(k, v)| self.keys.get(k).and_then(|&at| self.values.get(at)) == Some(v));
+        if same {
+            self.count += 1;
+        } else {
+            self.name = name.to_owned();
+            self.keys.clear();
+            self.values.clear();
+            for (k, v) in params() {
+                self.keys.insert(k.clone(), self.values.len());
+                self.values.push(v.clone());
+            }
+            self.count = 1;
+        }
+        self.count
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Repeats;
+
+    fn params(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+        pairs.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect()
+    }
+
+    #[test]
+    fn the_same_parameters_in_any_order_and_any_progress_note_repeat_a_call() {
+        let mut repeats = Repeats::default();
+        assert_eq!(repeats.record("read_file", &params(&[("path", "a"), ("start", "1")])), 1);
+        assert_eq!(repeats.record("read_file", &params(&[("start", "1"), ("path", "a"), ("task_progress", "x")])), 2);
+        assert_eq!(repeats.record("read_file", &params(&[("path", "a"), ("start", "1")])), 3);
+        assert_eq!(repeats.record("read_file", &params(&[("path", "a")])), 1, "a parameter fewer");
+        assert_eq!(repeats.record("read_file", &params(&[("path", "b")])), 1, "another value");
+        assert_eq!(repeats.record("list_files", &params(&[("path", "b")])), 1, "another tool");
+    }
+}
