@@ -6,9 +6,7 @@ use wasm_bindgen::prelude::*;
 use super::error::{type_error, Code};
 use super::json_js;
 use crate::core::json::Json;
-use crate::core::stream::model::ModelInfo;
-use crate::core::stream::request::{build_request as build, ModelRequest};
-use crate::core::stream::Usage;
+use crate::core::stream::request::{build_request as build, model_info_from_json, usage_from_json, ModelRequest};
 
 /// Reads plain data `value` with `read`, or throws a `TypeError` naming `what`.
 fn read_js<T>(value: &JsValue, what: &str, read: impl FnOnce(&Json, &str) -> Result<T, String>) -> Result<T, JsValue> {
@@ -40,7 +38,7 @@ pub fn model_cost(
     #[wasm_bindgen(unchecked_param_type = "ModelInfo")] info: JsValue,
     #[wasm_bindgen(unchecked_param_type = "Usage")] usage: JsValue,
 ) -> Result<f64, JsValue> {
-    let info = read_js(&info, "info", ModelInfo::from_json)?;
-    let usage = read_js(&usage, "usage", Usage::from_json)?;
+    let info = read_js(&info, "info", model_info_from_json)?;
+    let usage = read_js(&usage, "usage", usage_from_json)?;
     Ok(info.cost(&usage))
 }

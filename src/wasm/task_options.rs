@@ -18,7 +18,7 @@ use crate::core::agent::{
 use crate::core::json::fields::{amount, count, flag, list, object, object_member, required, string};
 use crate::core::json::Json;
 use crate::core::stream::model::ModelInfo;
-use crate::core::stream::request::ModelSettings;
+use crate::core::stream::request::{model_info_from_json, ModelSettings};
 use crate::core::stream::Format;
 
 #[wasm_bindgen(module = "/js/boundary.js")]
@@ -122,7 +122,7 @@ fn from_json(options: &Json, fns: &Functions) -> Result<TaskOptions, String> {
         }
     };
     let info = match object_member(model, "options.model", "info")? {
-        Some(info) => ModelInfo::from_json(info, "options.model.info")?,
+        Some(info) => model_info_from_json(info, "options.model.info")?,
         None => ModelInfo::default(),
     };
     let settings = ModelSettings::from_json(model, "options.model")?;

@@ -276,33 +276,29 @@ impl HttpRequest {
     }
 }
 
-impl ModelInfo {
-    /// Reads a model's limits and prices (`{contextWindow?, maxOutput?, inputPrice?, …}`).
-    pub fn from_json(value: &Json, at: &str) -> Result<Self, Error> {
-        let value = object(value, at)?;
-        Ok(Self {
-            context_window: count(value, at, "contextWindow")?,
-            max_output: count(value, at, "maxOutput")?,
-            input_price: amount(value, at, "inputPrice")?,
-            output_price: amount(value, at, "outputPrice")?,
-            cache_write_price: amount(value, at, "cacheWritePrice")?,
-            cache_read_price: amount(value, at, "cacheReadPrice")?,
-            supports_prompt_cache: flag(value, at, "supportsPromptCache")?,
-        })
-    }
+/// Reads a model's limits and prices (`{contextWindow?, maxOutput?, inputPrice?, …}`).
+pub fn model_info_from_json(value: &Json, at: &str) -> Result<ModelInfo, Error> {
+    let value = object(value, at)?;
+    Ok(ModelInfo {
+        context_window: count(value, at, "contextWindow")?,
+        max_output: count(value, at, "maxOutput")?,
+        input_price: amount(value, at, "inputPrice")?,
+        output_price: amount(value, at, "outputPrice")?,
+        cache_write_price: amount(value, at, "cacheWritePrice")?,
+        cache_read_price: amount(value, at, "cacheReadPrice")?,
+        supports_prompt_cache: flag(value, at, "supportsPromptCache")?,
+    })
 }
 
-impl Usage {
-    /// Reads token counts (`{inputTokens?, outputTokens?, cacheWriteTokens?, cacheReadTokens?,
-    /// totalCost?}`).
-    pub fn from_json(value: &Json, at: &str) -> Result<Self, Error> {
-        let value = object(value, at)?;
-        Ok(Self {
-            input_tokens: count(value, at, "inputTokens")?.unwrap_or(0),
-            output_tokens: count(value, at, "outputTokens")?.unwrap_or(0),
-            cache_write_tokens: count(value, at, "cacheWriteTokens")?,
-            cache_read_tokens: count(value, at, "cacheReadTokens")?,
-            total_cost: amount(value, at, "totalCost")?,
-        })
-    }
+/// Reads token counts (`{inputTokens?, outputTokens?, cacheWriteTokens?, cacheReadTokens?,
+/// totalCost?}`).
+pub fn usage_from_json(value: &Json, at: &str) -> Result<Usage, Error> {
+    let value = object(value, at)?;
+    Ok(Usage {
+        input_tokens: count(value, at, "inputTokens")?.unwrap_or(0),
+        output_tokens: count(value, at, "outputTokens")?.unwrap_or(0),
+        cache_write_tokens: count(value, at, "cacheWriteTokens")?,
+        cache_read_tokens: count(value, at, "cacheReadTokens")?,
+        total_cost: amount(value, at, "totalCost")?,
+    })
 }

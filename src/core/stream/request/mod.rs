@@ -11,12 +11,16 @@ mod convert;
 mod headers;
 mod openai;
 
+#[cfg(test)]
+mod tests;
+
 use serde::{Deserialize, Serialize};
 
-use super::decoder::Format;
+use super::Format;
 use crate::core::json::Json;
 
 pub use anthropic::build_anthropic;
+pub use convert::{model_info_from_json, usage_from_json};
 pub use headers::Headers;
 pub use openai::build_openai;
 

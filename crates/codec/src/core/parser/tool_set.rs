@@ -132,13 +132,13 @@ pub(crate) struct Roles {
 /// Tool names and parameter names recognised as tags, case-sensitively.
 ///
 /// ```
-/// use clew::parser::ToolSet;
+/// use clew_codec::parser::ToolSet;
 /// let mut tools = ToolSet::empty();
 /// let lookup = tools.add_tool("lookup")?;
 /// tools.add_param("term")?;
 /// assert_eq!(tools.tool_name(lookup), "lookup");
 /// assert!(ToolSet::reference().tool_id("read_file").is_some());
-/// # Ok::<(), clew::parser::ToolSetError>(())
+/// # Ok::<(), clew_codec::parser::ToolSetError>(())
 /// ```
 #[derive(Clone, Debug)]
 pub struct ToolSet {

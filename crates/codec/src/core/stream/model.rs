@@ -30,7 +30,7 @@ impl ModelInfo {
     /// else the counts times the prices.
     ///
     /// ```
-    /// use clew::stream::{model::ModelInfo, Usage};
+    /// use clew_codec::stream::{model::ModelInfo, Usage};
     /// let info = ModelInfo { input_price: Some(3.0), output_price: Some(15.0), cache_read_price: Some(0.3), ..Default::default() };
     /// let usage = Usage { input_tokens: 1_000_000, output_tokens: 100_000, cache_read_tokens: Some(2_000_000), ..Default::default() };
     /// assert!((info.cost(&usage) - 5.1).abs() < 1e-9);

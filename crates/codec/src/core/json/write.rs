@@ -6,7 +6,7 @@ use super::value::Json;
 ///
 /// ```
 /// let mut out = String::new();
-/// clew::json::write_string(&mut out, "a\"b\n\u{1}é");
+/// clew_codec::json::write_string(&mut out, "a\"b\n\u{1}é");
 /// assert_eq!(out, r#""a\"b\n\u0001é""#);
 /// ```
 pub fn write_string(out: &mut String, text: &str) {

@@ -1,10 +1,9 @@
-//! Model streams: a provider's response body (bytes) to the loop's chunks, and the
-//! requests that open those streams.
+//! Model streams: a provider's response body (bytes) to the loop's chunks.
 //!
 //! Layers, each usable alone: [`lines`] (bytes to lines), [`sse`] (lines to events), one
 //! decoder per provider format behind [`StreamDecoder`] (events to [`Chunk`]s), then
 //! [`PartialJsonObject`] and [`ToolCallAssembler`] for native tool calls still streaming.
-//! [`request`] builds provider requests and [`model`] prices usage. Nothing here does IO:
+//! [`model`] prices usage (the `clew` crate adds the request builders). Nothing here does IO:
 //! the binding feeds bytes in and sends requests out.
 
 mod anthropic;
@@ -17,7 +16,6 @@ pub mod lines;
 pub mod model;
 mod openai;
 mod partial_json;
-pub mod request;
 pub mod sse;
 mod tool_calls;
 

@@ -16,7 +16,7 @@ use crate::core::utf8::Utf8Stitcher;
 /// index it changed, so a presenter re-reads only the changed tail.
 ///
 /// ```
-/// use clew::parser::{IncrementalParser, ToolSet};
+/// use clew_codec::parser::{IncrementalParser, ToolSet};
 /// let mut parser = IncrementalParser::new(ToolSet::reference());
 /// assert_eq!(parser.push("Reading it.\n<read_fi"), 0);
 /// assert_eq!(parser.block(0).and_then(|b| b.text_content()), Some("Reading it.\n<read_fi"));

@@ -78,14 +78,14 @@ impl FromStr for Format {
 /// again; chunks decoded before it stay in the vector.
 ///
 /// ```
-/// use clew::stream::{Chunk, Format, StreamDecoder};
+/// use clew_codec::stream::{Chunk, Format, StreamDecoder};
 /// let mut decoder = StreamDecoder::new(Format::OpenAi);
 /// let mut chunks = Vec::new();
 /// decoder.push(b"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"}}]}\n\nda", &mut chunks)?;
 /// decoder.push(b"ta: [DONE]\n\n", &mut chunks)?;
 /// decoder.finish(&mut chunks)?;
 /// assert_eq!(chunks, [Chunk::text("Hi")]);
-/// # Ok::<(), clew::stream::StreamError>(())
+/// # Ok::<(), clew_codec::stream::StreamError>(())
 /// ```
 #[derive(Clone, Debug)]
 pub struct StreamDecoder {

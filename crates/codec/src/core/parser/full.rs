@@ -10,7 +10,7 @@ use super::tool_set::ToolSet;
 /// the last text block is `partial`; an unclosed tool is `partial` with what it has so far.
 ///
 /// ```
-/// use clew::parser::{parse_assistant_message, Block, ToolSet};
+/// use clew_codec::parser::{parse_assistant_message, Block, ToolSet};
 /// let blocks = parse_assistant_message("Hi.\n<read_file><path>a.md</path></read_file>", &ToolSet::reference());
 /// assert_eq!(blocks[0], Block::Text { content: "Hi.".into(), partial: false });
 /// assert_eq!(blocks[1], Block::ToolUse {
