@@ -127,3 +127,32 @@ test("invalid options are TypeErrors naming the field", () => {
   assert.throws(() => new Task({ model: {}, tools: [{ name: "x y", execute() {} }] }), (e) => /tools\[0\]\.name/.test(e.message));
   assert.throws(() => new Task({ model: {}, retry: { maxRetries: -1 } }), (e) => /retry\.maxRetries/.test(e.message));
 });
+
+test("a model error whose body never ends is read only in part, and the task retries", { timeout: 20_000 }, async () => {
+  let pulls = 0;
+  const endless = () =>
+    new Response(
+      new ReadableStream({
+        async pull(c) {
+          pulls++;
+          await new Promise((resolve) => setTimeout(resolve, 1));
+          c.enqueue(new Uint8Array(16 * 1024).fill(0x20));
+        },
+      }),
+      { status: 503 },
+    );
+  const done = () =>
+    new Response(JSON.stringify({ type: "text", text: "<attempt_completion>\n<result>done</result>\n</attempt_completion>" }) + "\n");
+  const replies = [endless, done];
+  const messages = [];
+  const task = new Task({
+    model: { format: "chunks", request: () => replies.shift()() },
+    retry: { baseDelayMs: 1 },
+    say: (m) => messages.push(m),
+    ask: (m) => (m.partial ? undefined : { response: "yesButtonClicked" }),
+  });
+  const outcome = await task.start("go");
+  assert.deepEqual(outcome, { status: "completed", result: "done" });
+  assert.ok(messages.some((m) => m.say === "error_retry"), "the 503 was retried");
+  assert.ok(pulls <= 8, `the error body was read to its bound, not to its end (${pulls} pieces of 16 KB)`);
+});

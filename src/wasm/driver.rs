@@ -13,10 +13,10 @@ use gloo_timers::callback::Timeout;
 use js_sys::{Function, Object, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::spawn_local;
 use web_sys::AbortController;
 
-use super::js_call::{abort_controller, call, call_with, clew_pump, error_message, now, settle, swallow};
+use super::js_call::{abort_controller, call, call_with, clew_pump, error_message, now, settle, spawn, swallow};
+use super::stream::{Opened, USED};
 use super::task_convert::{
     answer_from_js, get, hook_from_js, message_to_js, outcome_to_js, params_to_js, tool_output_from_js,
 };
@@ -93,7 +93,7 @@ impl Driver {
             }
             Effect::SchedulePresentation => {
                 let me = Rc::clone(self);
-                spawn_local(async move { me.handle(|m, now| m.handle_present(now)) });
+                spawn(Box::pin(async move { me.handle(|m, now| m.handle_present(now)) }));
             }
             Effect::Say(message) => {
                 if let Some(say) = self.callback(|c| c.say.clone()) {
@@ -158,7 +158,7 @@ impl Driver {
         let format = self.machine.borrow().config().format;
         let (custom, fetch) = (self.callback(|c| c.request.clone()), self.callback(|c| c.fetch.clone()));
         let me = Rc::clone(self);
-        spawn_local(async move {
+        spawn(Box::pin(async move {
             let init = Object::new();
             let _ = Reflect::set(&init, &"signal".into(), &signal);
             let opened = match custom {
@@ -184,7 +184,7 @@ impl Driver {
                 }
             };
             me.read_response(stream, settle(opened).await).await;
-        });
+        }));
     }
 
     async fn read_response(self: &Rc<Self>, stream: u64, opened: Result<JsValue, JsValue>) {
@@ -196,33 +196,18 @@ impl Driver {
             let message = "model.request returned neither a Response nor a ReadableStream".to_owned();
             return self.stream_failed(stream, StreamError::Network { message });
         }
-        let is_stream = get(&response, "getReader").is_function();
-        let body = if is_stream {
+        // NOTE: `model.request` may return the body stream itself.
+        let body = if get(&response, "getReader").is_function() {
             response
         } else {
-            let status = get(&response, "status").as_f64().unwrap_or(200.0);
-            if !(200.0..300.0).contains(&status) {
-                let headers = get(&response, "headers");
-                let retry_after = get(&headers, "get")
-                    .dyn_into::<Function>()
-                    .ok()
-                    .and_then(|f| call_with(&f, &headers, &"retry-after".into(), &JsValue::UNDEFINED).ok())
-                    .and_then(|v| v.as_string());
-                let text = get(&response, "text")
-                    .dyn_into::<Function>()
-                    .ok()
-                    .map(|f| call_with(&f, &response, &JsValue::UNDEFINED, &JsValue::UNDEFINED));
-                let body = match text {
-                    Some(result) => settle(result).await.ok().and_then(|t| t.as_string()).unwrap_or_default(),
-                    None => String::new(),
-                };
-                let error =
-                    StreamError::from_http(status as u16, retry_after.as_deref(), &body, Some(js_sys::Date::now()));
-                return self.stream_failed(stream, error);
-            }
-            match get(&response, "body") {
-                body if body.is_object() => body,
-                _ => return self.stream_failed(stream, StreamError::Incomplete { expected: "a response body" }),
+            match super::stream::open_response(&response).await {
+                Opened::Body(body) => body,
+                Opened::Failed(error) => return self.stream_failed(stream, error),
+                Opened::NotAResponse => {
+                    let message = "model.request returned neither a Response nor a ReadableStream".to_owned();
+                    return self.stream_failed(stream, StreamError::Network { message });
+                }
+                Opened::Used => return self.stream_failed(stream, StreamError::Network { message: USED.to_owned() }),
             }
         };
         let me = Rc::clone(self);
@@ -265,9 +250,9 @@ impl Driver {
                 // NOTE: with no ask callback nobody can approve; every ask is declined.
                 let ts = message.ts;
                 let me = Rc::clone(self);
-                spawn_local(async move {
+                spawn(Box::pin(async move {
                     me.handle(|m, now| m.handle_ask_answer(now, ts, AskAnswer::button(AskResponse::No)));
-                });
+                }));
             }
             return;
         };
@@ -279,13 +264,13 @@ impl Driver {
             return;
         }
         let (ts, me) = (message.ts, Rc::clone(self));
-        spawn_local(async move {
+        spawn(Box::pin(async move {
             let answer = match settle(result).await {
                 Ok(value) => answer_from_js(&value),
                 Err(_) => AskAnswer::button(AskResponse::No),
             };
             me.handle(|m, now| m.handle_ask_answer(now, ts, answer));
-        });
+        }));
     }
 
     fn run_tool(self: &Rc<Self>, id: u64, name: String, params: Vec<(String, String)>) {
@@ -302,14 +287,14 @@ impl Driver {
         self.tools.borrow_mut().push((id, controller));
         let result = call_with(&execute, &JsValue::UNDEFINED, &params_to_js(&params), &context);
         let me = Rc::clone(self);
-        spawn_local(async move {
+        spawn(Box::pin(async move {
             let output = match settle(result).await {
                 Ok(value) => tool_output_from_js(&value),
                 Err(error) => ToolOutput::error(error_message(&error)),
             };
             me.tools.borrow_mut().retain(|(t, _)| *t != id);
             me.handle(|m, now| m.handle_tool_done(now, id, output));
-        });
+        }));
     }
 
     fn save_checkpoint(self: &Rc<Self>, id: u64, kind: CheckpointKind) {
@@ -322,10 +307,10 @@ impl Driver {
             None => Ok(JsValue::UNDEFINED),
         };
         let me = Rc::clone(self);
-        spawn_local(async move {
+        spawn(Box::pin(async move {
             let ok = settle(result).await.is_ok();
             me.handle(|m, now| m.handle_checkpoint_saved(now, id, ok));
-        });
+        }));
     }
 
     fn run_hook(
@@ -364,9 +349,9 @@ impl Driver {
             return;
         }
         let me = Rc::clone(self);
-        spawn_local(async move {
+        spawn(Box::pin(async move {
             let result = settle(called).await.map(|v| hook_from_js(&v)).unwrap_or_default();
             me.handle(|m, now| m.handle_hook_done(now, id, result));
-        });
+        }));
     }
 }

@@ -1,10 +1,13 @@
 //! Calling into user JavaScript from the driver without crossing exceptions into wasm: the
 //! read loop, guarded calls, promise settling, and error messages.
 
+use std::future::Future;
+use std::pin::Pin;
+
 use js_sys::{Function, Promise};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::JsFuture;
+use wasm_bindgen_futures::{spawn_local, JsFuture};
 use web_sys::AbortController;
 
 use super::task_convert::get;
@@ -21,6 +24,12 @@ extern "C" {
 
     /// Calls `f` with `self` and two arguments; a throw comes back as `{ ok: false, value }`.
     fn clew_try(f: &Function, this: &JsValue, a: &JsValue, b: &JsValue) -> JsValue;
+}
+
+/// Runs `future` on the JS microtask queue. Boxed, so that one copy of the task machinery
+/// serves every caller (each future type would otherwise get its own).
+pub(super) fn spawn(future: Pin<Box<dyn Future<Output = ()>>>) {
+    spawn_local(future);
 }
 
 /// The current time in milliseconds.

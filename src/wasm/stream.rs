@@ -162,6 +162,51 @@ extern "C" {
 const ERROR_BODY_LIMIT: u32 = 64 * 1024;
 const ERROR_BODY_TIMEOUT_MS: u32 = 10_000;
 
+/// Why a used `Response` cannot be read.
+pub(super) const USED: &str = "the response body was already read or is locked";
+
+/// What a model provider's answer holds, read without any getter running inside wasm.
+pub(super) enum Opened {
+    /// The body to read (a `ReadableStream`).
+    Body(JsValue),
+    /// The stream the response stands for failed: an HTTP error status (its body read for
+    /// the message, at most 64 KB and 10 seconds) or a missing body.
+    Failed(StreamError),
+    /// Not a `Response`.
+    NotAResponse,
+    /// A `Response` whose body was already read or is locked.
+    Used,
+}
+
+/// Opens a fetch `Response` for reading: its body, or the error its status stands for.
+pub(super) async fn open_response(response: &JsValue) -> Opened {
+    let response = clew_response(response);
+    if response.is_null() {
+        return Opened::NotAResponse;
+    }
+    let field = |key: &str| Reflect::get(&response, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED);
+    if field("used").is_truthy() {
+        return Opened::Used;
+    }
+    let body = field("body");
+    if !field("ok").is_truthy() {
+        let status = field("status").as_f64().unwrap_or(0.0).clamp(0.0, 999.0) as u16;
+        let retry_after = field("retryAfter").as_string();
+        let text =
+            clew_error_body(&body, ERROR_BODY_LIMIT, ERROR_BODY_TIMEOUT_MS).await.as_string().unwrap_or_default();
+        return Opened::Failed(StreamError::from_http(
+            status,
+            retry_after.as_deref(),
+            &text,
+            Some(js_sys::Date::now()),
+        ));
+    }
+    if body.is_null() || body.is_undefined() {
+        return Opened::Failed(StreamError::Incomplete { expected: "a response body" });
+    }
+    Opened::Body(body)
+}
+
 /// Reads a fetch `Response` from a model provider as a stream of chunk objects.
 ///
 /// A response with an error status rejects with a `ClewStreamError` (code
@@ -175,26 +220,14 @@ pub async fn read_model_stream(
     #[wasm_bindgen(unchecked_param_type = "StreamFormat")] format: JsValue,
 ) -> Result<ReadableStream, JsValue> {
     let format = args::format(&format)?;
-    let response = clew_response(&response);
-    let field = |key: &str| Reflect::get(&response, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED);
-    if response.is_null() {
-        return Err(type_error(Code::InvalidArgument, "readModelStream(response, format) needs a fetch Response"));
-    }
-    if field("used").is_truthy() {
-        return Err(type_error(Code::InvalidArgument, "the response body was already read or is locked"));
-    }
-    let body = field("body");
-    if !field("ok").is_truthy() {
-        let status = field("status").as_f64().unwrap_or(0.0).clamp(0.0, 999.0) as u16;
-        let retry_after = field("retryAfter").as_string();
-        let text =
-            clew_error_body(&body, ERROR_BODY_LIMIT, ERROR_BODY_TIMEOUT_MS).await.as_string().unwrap_or_default();
-        let error = StreamError::from_http(status, retry_after.as_deref(), &text, Some(js_sys::Date::now()));
-        return Err(stream_error(&error));
-    }
-    if body.is_null() || body.is_undefined() {
-        return Err(stream_error(&StreamError::Incomplete { expected: "a response body" }));
-    }
+    let body = match open_response(&response).await {
+        Opened::Body(body) => body,
+        Opened::Failed(error) => return Err(stream_error(&error)),
+        Opened::NotAResponse => {
+            return Err(type_error(Code::InvalidArgument, "readModelStream(response, format) needs a fetch Response"))
+        }
+        Opened::Used => return Err(type_error(Code::InvalidArgument, USED)),
+    };
     let (push, finish) = decoder_functions(format);
     let piped = clew_read_body(&body, &push, &finish);
     if piped.is_null() {
