@@ -61,6 +61,7 @@ impl<'a> Reader<'a> {
         Self { text, pos: 0, depth: 0 }
     }
 
+    #[inline]
     fn bytes(&self) -> &'a [u8] {
         self.text.as_bytes()
     }
@@ -70,6 +71,7 @@ impl<'a> Reader<'a> {
     }
 
     /// The next byte after white space, not consumed.
+    #[inline]
     pub(super) fn peek(&mut self) -> Option<u8> {
         while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.bytes().get(self.pos) {
             self.pos += 1;
@@ -78,6 +80,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Consumes the byte [`Reader::peek`] saw.
+    #[inline]
     pub(super) fn bump(&mut self) {
         self.pos += 1;
     }
