@@ -26,8 +26,13 @@ for (const file of entries) {
 // Every class the bindings export checks that its object is alive (js/boundary.js).
 let glue = readFileSync(join(pkg, "clew.js"), "utf8");
 const classes = [...glue.matchAll(/^export class (\w+)/gm)].map((m) => m[1]);
+// The public classes and functions keep their names (stack traces, `guardClasses`' messages)
+// although the bindings are minified without --keep-names, which would wrap every function.
+const exported = [...glue.matchAll(/^export (?:class|function) (\w+)/gm)].map((m) => `[${m[1]}, "${m[1]}"]`);
 if (!glue.includes("guardClasses(")) {
-  glue = `import { guardClasses } from "./snippets/${snippet}/js/boundary.js";\n${glue}\nguardClasses([${classes.join(", ")}]);\n`;
+  glue = `import { guardClasses } from "./snippets/${snippet}/js/boundary.js";\n${glue}
+for (const [value, name] of [${exported.join(", ")}]) Object.defineProperty(value, "name", { value: name, configurable: true });
+guardClasses([${classes.join(", ")}]);\n`;
   writeFileSync(join(pkg, "clew.js"), glue);
 }
 const wasm = readFileSync(join(pkg, "clew_bg.wasm"));
@@ -39,13 +44,17 @@ writeFileSync(join(pkg, "clew_wasm_base64.js"), `// The wasm module, base64 (gen
 const esbuild = join(root, "pkg-tests", "node_modules", ".bin", "esbuild");
 if (!existsSync(esbuild)) throw new Error("[build] esbuild is missing from pkg-tests/node_modules: run scripts/setup");
 
-// Every module is minified in place (names kept, so classes and errors keep theirs): the
-// glue is a third smaller gzipped. Its documentation lives in index.d.ts.
+// Every module is minified in place: the glue is a third smaller gzipped. Its documentation
+// lives in index.d.ts. Names are kept (--keep-names) where a class or function name is seen
+// by users (the entries, the error classes); the bindings name their exports themselves
+// (above) and boundary.js exports only internal helpers, so both go without it (-0.8 KB).
 const snippetFiles = readdirSync(join(pkg, "snippets", snippet), { recursive: true })
   .filter((f) => f.endsWith(".js"))
   .map((f) => join("snippets", snippet, f));
+const nameless = new Set(["clew.js", join("snippets", snippet, "js", "boundary.js")]);
 for (const file of ["clew.js", ...entries, ...snippetFiles]) {
-  execFileSync(esbuild, [join(pkg, file), "--minify", "--keep-names", "--allow-overwrite", `--outfile=${join(pkg, file)}`,
+  const keep = nameless.has(file) ? [] : ["--keep-names"];
+  execFileSync(esbuild, [join(pkg, file), "--minify", ...keep, "--allow-overwrite", `--outfile=${join(pkg, file)}`,
     "--log-level=error"], { stdio: "inherit" });
 }
 
