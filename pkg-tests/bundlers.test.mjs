@@ -99,6 +99,16 @@ test("esbuild, browser defaults (iife), with clew/inline", async () => {
   } finally { done(); }
 });
 
+test("Bun's bundler, browser target, with clew/inline", async () => {
+  const { dir, done } = workdir("bun-browser");
+  try {
+    writeFileSync(join(dir, "app.js"), APP("clew/inline", PAGE_REPORT));
+    execFileSync(join(here, "node_modules", ".bin", "bun"), ["build", "app.js", "--target=browser", "--outdir", "out"], { cwd: dir, stdio: "pipe" });
+    writeFileSync(join(dir, "out", "index.html"), HTML("app.js"));
+    check(await runInChromium(join(dir, "out")));
+  } finally { done(); }
+});
+
 test("esbuild --platform=node bundle runs in Node", async () => {
   const { dir, done } = workdir("esbuild-node");
   try {
