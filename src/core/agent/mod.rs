@@ -26,6 +26,7 @@ mod effect;
 mod event;
 mod failure;
 mod history;
+mod inputs;
 mod message;
 mod present;
 mod repeats;

@@ -1,0 +1,248 @@
+//! The task's inputs after [`Task::start`]: a stream's bytes, end or failure, a presentation
+//! pass, an answer, a tool's, checkpoint's or hook's result, a wake-up, and abort. Each is
+//! ignored when it does not match what the task waits for.
+
+use super::effect::{codes, Effect, HookKind, HookResult, Outcome, ToolOutput};
+use super::message::{AskAnswer, AskKind, AskResponse, MessageKind, SayKind};
+use super::round::{StreamPhase, Wait};
+use super::rounds::hook_context;
+use super::task::{Phase, Task};
+use super::texts;
+use crate::core::stream::request::ContentBlock;
+use crate::core::stream::StreamError;
+
+impl Task {
+    /// The bytes of stream `stream`, as read.
+    pub fn handle_stream_bytes(&mut self, now: u64, stream: u64, bytes: &[u8]) {
+        self.ctx.tick(now);
+        let Phase::InRound(round) = &mut self.phase else { return };
+        if round.stream_id != stream || !matches!(round.stream, StreamPhase::Open { .. }) {
+            return;
+        }
+        let idle = self.ctx.config.timeouts.idle_ms.map(|ms| now.saturating_add(ms));
+        round.stream = StreamPhase::Open { deadline: idle, got_bytes: true };
+        let mut chunks = Vec::new();
+        let result = match round.decoder.as_mut() {
+            Some(decoder) => decoder.push(bytes, &mut chunks),
+            None => Ok(()),
+        };
+        self.take_chunks(chunks, result, false);
+    }
+
+    /// Stream `stream` ended normally.
+    pub fn handle_stream_end(&mut self, now: u64, stream: u64) {
+        self.ctx.tick(now);
+        let Phase::InRound(round) = &mut self.phase else { return };
+        if round.stream_id != stream || !matches!(round.stream, StreamPhase::Open { .. }) {
+            return;
+        }
+        let mut chunks = Vec::new();
+        let result = match round.decoder.as_mut() {
+            Some(decoder) => decoder.finish(&mut chunks),
+            None => Ok(()),
+        };
+        self.take_chunks(chunks, result, true);
+    }
+
+    /// Stream `stream` could not be opened or read (HTTP error, network error).
+    pub fn handle_stream_failed(&mut self, now: u64, stream: u64, error: &StreamError) {
+        self.ctx.tick(now);
+        let Phase::InRound(round) = &mut self.phase else { return };
+        if round.stream_id != stream || !matches!(round.stream, StreamPhase::Open { .. }) {
+            return;
+        }
+        self.stream_failed(error);
+        self.advance();
+    }
+
+    /// A presentation pass requested with [`Effect::SchedulePresentation`].
+    pub fn handle_present(&mut self, now: u64) {
+        self.ctx.tick(now);
+        if let Phase::InRound(round) = &mut self.phase {
+            round.presentation_scheduled = false;
+            self.ctx.present(round);
+        }
+        self.advance();
+    }
+
+    /// The answer to the ask `ts`.
+    pub fn handle_ask_answer(&mut self, now: u64, ts: u64, answer: AskAnswer) {
+        self.ctx.tick(now);
+        match std::mem::take(&mut self.phase) {
+            Phase::AwaitingMistakeAnswer { ask_ts, content } if ask_ts == ts => self.mistake_answer(answer, content),
+            Phase::AwaitingRetryAnswer { ask_ts, content } if ask_ts == ts => {
+                if answer.response == AskResponse::Yes {
+                    self.ctx.retry_attempts = 0;
+                    self.ctx.say(SayKind::ApiReqRetried, String::new());
+                    self.phase = Phase::AwaitingRoundStart { content, until: None };
+                } else {
+                    self.finish(Outcome::ended(
+                        codes::API_REQ_FAILED,
+                        "the user chose not to retry the failed request",
+                    ));
+                }
+            }
+            Phase::InRound(mut round) => {
+                if let StreamPhase::RetryAsk { ask_ts } = round.stream {
+                    if ask_ts == ts {
+                        if answer.response != AskResponse::Yes {
+                            self.phase = Phase::InRound(round);
+                            self.finish(Outcome::ended(
+                                codes::API_REQ_FAILED,
+                                "the user chose not to retry the failed request",
+                            ));
+                            return;
+                        }
+                        self.ctx.retry_attempts = 0;
+                        round.context_retry_used = false;
+                        self.ctx.say(SayKind::ApiReqRetried, String::new());
+                        self.open_stream(&mut round);
+                        self.put_round(round);
+                        self.advance();
+                        return;
+                    }
+                }
+                let finished = self.ctx.answer(&mut round, ts, answer);
+                self.phase = Phase::InRound(round);
+                if let Some(outcome) = finished {
+                    self.finish(outcome);
+                }
+            }
+            other => self.phase = other,
+        }
+        self.advance();
+    }
+
+    /// Tool call `id` finished.
+    pub fn handle_tool_done(&mut self, now: u64, id: u64, output: ToolOutput) {
+        self.ctx.tick(now);
+        if let Phase::InRound(round) = &mut self.phase {
+            self.ctx.tool_done(round, id, output);
+        }
+        self.advance();
+    }
+
+    /// Checkpoint `id` was saved (or failed to be: `ok` false, which is reported and
+    /// otherwise ignored).
+    pub fn handle_checkpoint_saved(&mut self, now: u64, id: u64, ok: bool) {
+        self.ctx.tick(now);
+        if self.ctx.initial_checkpoint == Some(id) {
+            self.ctx.initial_checkpoint = None;
+            if ok {
+                self.ctx.say(SayKind::CheckpointCreated, String::new());
+            }
+            if let Phase::InRound(round) = &mut self.phase {
+                self.ctx.checkpoint_ready(round);
+            }
+        }
+        if !ok {
+            self.ctx.say(SayKind::Error, "The checkpoint could not be saved.".to_owned());
+        }
+        if let Phase::AwaitingCheckpoint { id: waiting, content } = &mut self.phase {
+            if *waiting == id {
+                let content = std::mem::take(content);
+                self.phase = Phase::AwaitingRoundStart { content, until: None };
+            }
+        }
+        self.advance();
+    }
+
+    /// Hook `id` finished.
+    pub fn handle_hook_done(&mut self, now: u64, id: u64, result: HookResult) {
+        self.ctx.tick(now);
+        match &mut self.phase {
+            Phase::AwaitingStartHook { id: waiting, content } if *waiting == id => {
+                if result.cancel {
+                    self.finish(Outcome::ended(codes::HOOK_CANCELLED, "the TaskStart hook cancelled the task"));
+                    return;
+                }
+                let mut content = std::mem::take(content);
+                if let Some(context) = result.context.filter(|c| !c.is_empty()) {
+                    content.push(ContentBlock::Text { text: hook_context("TaskStart", &context) });
+                }
+                self.phase = Phase::AwaitingRoundStart { content, until: None };
+            }
+            Phase::InRound(round) => {
+                let cancelled = self.ctx.hook_done(round, id, result);
+                if cancelled {
+                    self.finish(Outcome::ended(codes::HOOK_CANCELLED, "a PostToolUse hook cancelled the task"));
+                    return;
+                }
+            }
+            _ => {}
+        }
+        self.advance();
+    }
+
+    /// The time asked for with [`Effect::WakeAt`] (or any later time) has come.
+    pub fn handle_timeout(&mut self, now: u64) {
+        self.ctx.tick(now);
+        // NOTE: the wake-up that called this is spent, even when it came a little early (a
+        // timer may fire before the wall clock reaches its time): forget it, so that what is
+        // not yet due asks for a new one.
+        self.ctx.wake = None;
+        if let Phase::InRound(round) = &mut self.phase {
+            match round.stream {
+                StreamPhase::Open { deadline: Some(deadline), got_bytes } if deadline <= now => {
+                    let (waiting_for, ms) = if got_bytes {
+                        ("more data", self.ctx.config.timeouts.idle_ms)
+                    } else {
+                        ("the first byte", self.ctx.config.timeouts.first_byte_ms)
+                    };
+                    let error = StreamError::Timeout { waiting_for: waiting_for.to_owned(), ms: ms.unwrap_or(0) };
+                    self.ctx.effects.push_back(Effect::CancelStream { stream: round.stream_id });
+                    self.stream_failed(&error);
+                }
+                StreamPhase::RetryDelay { until } if until <= now => {
+                    if let Phase::InRound(round) = &mut self.phase {
+                        let mut taken = std::mem::take(round);
+                        self.open_stream(&mut taken);
+                        self.put_round(taken);
+                    }
+                }
+                _ => {}
+            }
+        }
+        if let Phase::InRound(round) = &mut self.phase {
+            self.ctx.tool_timeouts(round);
+            self.ctx.flush_paced(round, false);
+        }
+        self.advance();
+    }
+
+    /// Aborts the task: cancels the stream, pending asks, running tools and timers, saves
+    /// what streamed with the interruption notice, runs the TaskCancel hook, and ends the task
+    /// `aborted`. No effect but those follows. Ignored once the task has ended.
+    pub fn abort(&mut self, now: u64, reason: &str) {
+        self.ctx.tick(now);
+        if matches!(self.phase, Phase::Finished(_)) {
+            return;
+        }
+        let idle_at_completion =
+            matches!(self.ctx.transcript.last().map(|m| m.kind), Some(MessageKind::Ask(AskKind::CompletionResult)));
+        if let Phase::InRound(round) = &mut self.phase {
+            if matches!(round.stream, StreamPhase::Open { .. }) {
+                self.ctx.effects.push_back(Effect::CancelStream { stream: round.stream_id });
+                if round.got_content && !round.recorded {
+                    self.ctx.record_reply(round, Some(texts::INTERRUPTED_BY_USER));
+                }
+            }
+            if let Wait::Tool { id, .. } | Wait::PostHook { id, .. } = round.wait {
+                self.ctx.effects.push_back(Effect::CancelTool { id });
+            }
+        }
+        // NOTE: partial messages are finalised in the transcript without a say: after abort
+        // no callback but the TaskCancel hook runs.
+        if let Phase::InRound(round) = &self.phase {
+            if !round.finalized_api_req {
+                self.ctx.cancel_api_req(round.api_req_ts);
+            }
+        }
+        self.ctx.transcript.finish_all_partial();
+        if self.ctx.config.hooks.task_cancel && !idle_at_completion {
+            let id = self.ctx.new_id();
+            self.ctx.hook(id, HookKind::TaskCancel, None, Vec::new(), None);
+        }
+        self.finish(Outcome::Aborted { reason: reason.to_owned() });
+    }
+}
