@@ -10,8 +10,10 @@ import { join } from "node:path";
 import { build as esbuild } from "esbuild";
 import { rollup } from "rollup";
 import { nodeResolve } from "@rollup/plugin-node-resolve";
-import { build as vite } from "vite";
+import { build as vite7 } from "vite";
+import { build as vite8 } from "vite8";
 import webpack from "webpack";
+import { rspack } from "@rspack/core";
 import { chromium } from "playwright-core";
 import { serve } from "./static-server.mjs";
 import { here } from "./package-dir.mjs";
@@ -140,30 +142,32 @@ test("Rollup with @rollup/plugin-node-resolve", async () => {
   } finally { done(); }
 });
 
-test("Vite production build: a page and a module worker (iife)", async () => {
-  const { dir, done } = workdir("vite");
-  try {
-    writeFileSync(join(dir, "index.html"), HTML("/main.js"));
-    writeFileSync(join(dir, "main.js"), `
-      import { ready } from "clew";
-      const worker = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
-      const results = {};
-      const finish = () => { if (results.page && results.worker) document.body.dataset.result = JSON.stringify(results); };
-      worker.onmessage = (event) => { results.worker = event.data; finish(); };
-      worker.onerror = (event) => { results.worker = { error: event.message }; finish(); };
-      ${APP("clew", "((r) => { results.page = r; finish(); })").replace(/^import .*$/m, 'import { Task, parseAssistantMessage } from "clew";')}
-    `);
-    writeFileSync(join(dir, "worker.js"), APP("clew", "((r) => self.postMessage(r))"));
-    mkdirSync(join(dir, "node_modules"), { recursive: true });
-    execFileSync("ln", ["-s", join(here, "node_modules", "clew"), join(dir, "node_modules", "clew")]);
-    await vite({ root: dir, logLevel: "error", configFile: false, build: { outDir: join(dir, "dist") } });
-    const assets = readdirSync(join(dir, "dist", "assets"));
-    assert.ok(assets.some((f) => f.endsWith(".wasm")), `the .wasm was emitted: ${assets}`);
-    const result = await runInChromium(join(dir, "dist"));
-    check(result.page);
-    check(result.worker);
-  } finally { done(); }
-});
+for (const [name, build] of [["Vite 7", vite7], ["Vite 8", vite8]]) {
+  test(`${name} production build: a page and a module worker (iife)`, async () => {
+    const { dir, done } = workdir(name.replace(" ", "").toLowerCase());
+    try {
+      writeFileSync(join(dir, "index.html"), HTML("/main.js"));
+      writeFileSync(join(dir, "main.js"), `
+        import { ready } from "clew";
+        const worker = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
+        const results = {};
+        const finish = () => { if (results.page && results.worker) document.body.dataset.result = JSON.stringify(results); };
+        worker.onmessage = (event) => { results.worker = event.data; finish(); };
+        worker.onerror = (event) => { results.worker = { error: event.message }; finish(); };
+        ${APP("clew", "((r) => { results.page = r; finish(); })").replace(/^import .*$/m, 'import { Task, parseAssistantMessage } from "clew";')}
+      `);
+      writeFileSync(join(dir, "worker.js"), APP("clew", "((r) => self.postMessage(r))"));
+      mkdirSync(join(dir, "node_modules"), { recursive: true });
+      execFileSync("ln", ["-s", join(here, "node_modules", "clew"), join(dir, "node_modules", "clew")]);
+      await build({ root: dir, logLevel: "error", configFile: false, build: { outDir: join(dir, "dist") } });
+      const assets = readdirSync(join(dir, "dist", "assets"));
+      assert.ok(assets.some((f) => f.endsWith(".wasm")), `the .wasm was emitted: ${assets}`);
+      const result = await runInChromium(join(dir, "dist"));
+      check(result.page);
+      check(result.worker);
+    } finally { done(); }
+  });
+}
 
 test("webpack 5, production defaults", async () => {
   const { dir, done } = workdir("webpack");
@@ -175,6 +179,34 @@ test("webpack 5, production defaults", async () => {
     }, (error, stats) => (error ? reject(error) : resolve(stats))));
     assert.ok(!stats.hasErrors(), stats.toString("errors-only"));
     writeFileSync(join(dir, "dist", "index.html"), HTML("app.js", ""));
+    check(await runInChromium(join(dir, "dist")));
+  } finally { done(); }
+});
+
+test("Rspack, production defaults", async () => {
+  const { dir, done } = workdir("rspack");
+  try {
+    writeFileSync(join(dir, "app.js"), APP("clew", PAGE_REPORT));
+    const stats = await new Promise((resolve, reject) => rspack({
+      mode: "production", context: dir, entry: "./app.js", output: { path: join(dir, "dist"), filename: "app.js" },
+    }, (error, stats) => (error ? reject(error) : resolve(stats))));
+    assert.ok(!stats.hasErrors(), stats.toString("errors-only"));
+    assert.ok(readdirSync(join(dir, "dist")).some((f) => f.endsWith(".wasm")), "the .wasm was emitted");
+    writeFileSync(join(dir, "dist", "index.html"), HTML("app.js", ""));
+    check(await runInChromium(join(dir, "dist")));
+  } finally { done(); }
+});
+
+test("Parcel 2, `parcel build index.html`", async () => {
+  const { dir, done } = workdir("parcel");
+  try {
+    writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "parcel-app", private: true, dependencies: { clew: "*" } }));
+    writeFileSync(join(dir, "app.js"), APP("clew", PAGE_REPORT));
+    writeFileSync(join(dir, "index.html"), HTML("./app.js"));
+    mkdirSync(join(dir, "node_modules"), { recursive: true });
+    execFileSync("ln", ["-s", join(here, "node_modules", "clew"), join(dir, "node_modules", "clew")]);
+    execFileSync(join(here, "node_modules", ".bin", "parcel"), ["build", "index.html", "--no-cache", "--cache-dir", join(dir, ".parcel-cache"), "--dist-dir", "dist", "--log-level", "error"], { cwd: dir, stdio: "pipe" });
+    assert.ok(readdirSync(join(dir, "dist")).some((f) => f.endsWith(".wasm")), "the .wasm was emitted");
     check(await runInChromium(join(dir, "dist")));
   } finally { done(); }
 });
