@@ -147,3 +147,57 @@ test("every export survives hostile arguments, and the instance keeps answering"
   fresh.push("ok <read_file><path>b</path></read_file>");
   assert.equal(fresh.block(1).params.path, "b");
 });
+
+/** Values a user callback may return or a model stream may hold, each made fresh. */
+const CALLBACK_RESULTS = [
+  () => undefined, () => null, () => 0, () => NaN, () => 1n, () => Symbol("s"), () => true, () => () => 1, () => ({}), () => [],
+  () => ({ text: 5 }), () => ({ text: "ok", images: 7 }), () => ({ text: "ok", images: [5, null, {}] }),
+  () => ({ response: "bogus" }), () => ({ response: 5 }), () => ({ response: "messageResponse", text: 5, images: "x" }),
+  () => ({ cancel: "yes", contextModification: 5 }), () => throwing(), () => revoked(), () => Promise.reject(new Error("rejected")),
+  () => Promise.reject(7), () => Promise.resolve(Symbol("x")), () => "\ud83d", () => "x".repeat(1 << 20), () => new Uint8Array(3),
+  () => new Response("garbage"), () => new Response("{}", { status: 500 }), () => { const r = new Response("x"); r.body.getReader(); return r; },
+  () => new ReadableStream({ start(c) { c.enqueue("not json"); c.close(); } }),
+  () => new ReadableStream({ start(c) { c.enqueue(5); c.close(); } }),
+  () => new ReadableStream({ start(c) { c.error(7); } }), () => new ReadableStream({ pull() { throw throwing(); } }),
+  () => ({ then(resolve) { resolve(5); } }), () => ({ then() { throw new Error("then boom"); } }),
+  () => { throw new Error("sync throw"); }, () => { throw throwing(); },
+];
+
+test("tasks survive hostile callbacks: every result of request, execute, ask, say, hooks and checkpoints", { timeout: 120_000 }, async () => {
+  const enc = new TextEncoder();
+  const reply = (text) => new ReadableStream({ start(c) { c.enqueue(enc.encode(JSON.stringify({ type: "text", text }) + "\n")); c.close(); } });
+  const statuses = new Set(["completed", "ended", "aborted", "failed"]);
+  // Where the hostile value goes: the model request, the tool, or the asks, says, hooks and checkpoints.
+  for (const role of ["request", "execute", "ui"]) {
+    for (const [i, hostile] of CALLBACK_RESULTS.entries()) {
+      let requests = 0;
+      const task = new clew.Task({
+        model: {
+          format: "chunks",
+          request: () => {
+            requests++;
+            if (role === "request") return hostile();
+            return requests < 3 ? reply("Go <read_file><path>a</path></read_file>") : reply("<attempt_completion><result>r</result></attempt_completion>");
+          },
+        },
+        tools: [{ name: "read_file", parameters: [{ name: "path", required: true }], execute: () => (role === "execute" ? hostile() : "ok") }],
+        ask: (m) => (role === "ui" ? hostile() : m.partial ? undefined : { response: m.ask === "api_req_failed" ? "noButtonClicked" : "yesButtonClicked" }),
+        say: () => (role === "ui" ? hostile() : undefined),
+        hooks: role === "ui" ? { taskStart: hostile, preToolUse: hostile, postToolUse: hostile, taskComplete: hostile } : {},
+        checkpoint: role === "ui" ? { save: hostile } : {},
+        retry: { maxRetries: 1, baseDelayMs: 1, maxDelayMs: 1 },
+        timeouts: { firstByteMs: 2000, idleMs: 2000 },
+      });
+      const what = `${role} #${i}`;
+      const timer = setTimeout(() => task.abort("took too long"), 10_000);
+      const outcome = await task.start("go");
+      clearTimeout(timer);
+      assert.ok(statuses.has(outcome.status), `${what}: ${JSON.stringify(outcome)}`);
+      assert.notEqual(outcome.error?.message, "took too long", `${what}: the task hung`);
+      if (outcome.error) checkError(outcome.error, what);
+      assert.equal(task.state, "finished", what);
+      task.free();
+      sanity();
+    }
+  }
+});

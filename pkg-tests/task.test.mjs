@@ -156,3 +156,17 @@ test("a model error whose body never ends is read only in part, and the task ret
   assert.ok(messages.some((m) => m.say === "error_retry"), "the 503 was retried");
   assert.ok(pulls <= 8, `the error body was read to its bound, not to its end (${pulls} pieces of 16 KB)`);
 });
+
+test("a model stream chunk that is neither bytes nor text fails the request and says why", async () => {
+  const asks = [];
+  const task = new Task({
+    model: { format: "chunks", request: () => new ReadableStream({ start(c) { c.enqueue(42); c.close(); } }) },
+    retry: { maxRetries: 0 },
+    ask: (m) => { if (!m.partial) asks.push(m); return m.partial ? undefined : { response: "noButtonClicked" }; },
+  });
+  const outcome = await task.start("go");
+  assert.equal(outcome.status, "ended");
+  assert.equal(outcome.error.code, "CLEW_API_REQ_FAILED");
+  const failed = asks.find((m) => m.ask === "api_req_failed");
+  assert.match(failed.text, /chunk must be a Uint8Array, an ArrayBuffer or a string, not number/);
+});

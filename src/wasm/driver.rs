@@ -212,17 +212,29 @@ impl Driver {
         };
         let me = Rc::clone(self);
         let mut buffer = Vec::new();
+        // A chunk that is neither bytes nor text stops the read and fails the stream.
+        let bad_chunk = Rc::new(RefCell::new(None));
+        let bad = Rc::clone(&bad_chunk);
         let push = Closure::<dyn FnMut(JsValue) -> bool>::new(move |value: JsValue| {
-            if super::args::bytes_or_text(&value, "a model stream chunk", &mut buffer).is_ok() {
-                let bytes = std::mem::take(&mut buffer);
-                me.handle(|m, now| m.handle_stream_bytes(now, stream, &bytes));
-                buffer = bytes;
+            match super::args::bytes_or_text(&value, "a model stream chunk", &mut buffer) {
+                Ok(()) => {
+                    let bytes = std::mem::take(&mut buffer);
+                    me.handle(|m, now| m.handle_stream_bytes(now, stream, &bytes));
+                    buffer = bytes;
+                }
+                Err(error) => {
+                    *bad.borrow_mut() = Some(error_message(&error));
+                    return true;
+                }
             }
             !me.is_current(stream)
         });
         let result = clew_pump(&body, &push).await;
         if !self.is_current(stream) {
             return;
+        }
+        if let Some(message) = bad_chunk.borrow_mut().take() {
+            return self.stream_failed(stream, StreamError::Network { message });
         }
         match result {
             Ok(_) => {
