@@ -11,7 +11,9 @@ export async function clew_pump(stream, push) {
   for (;;) {
     const { done, value } = await reader.read();
     if (done) return;
-    if (push(value)) { reader.cancel().catch(() => {}); return; }
+    let stop;
+    try { stop = push(value); } catch (error) { reader.cancel().catch(() => {}); throw error; }
+    if (stop) { reader.cancel().catch(() => {}); return; }
   }
 }
 export function clew_try(f, self, a, b) {

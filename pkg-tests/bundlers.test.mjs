@@ -169,33 +169,22 @@ for (const [name, build] of [["Vite 7", vite7], ["Vite 8", vite8]]) {
   });
 }
 
-test("webpack 5, production defaults", async () => {
-  const { dir, done } = workdir("webpack");
-  try {
-    writeFileSync(join(dir, "app.js"), APP("clew", PAGE_REPORT));
-    const stats = await new Promise((resolve, reject) => webpack({
-      mode: "production", context: dir, entry: "./app.js", output: { path: join(dir, "dist"), filename: "app.js" },
-      resolve: { modules: [join(here, "node_modules"), "node_modules"] },
-    }, (error, stats) => (error ? reject(error) : resolve(stats))));
-    assert.ok(!stats.hasErrors(), stats.toString("errors-only"));
-    writeFileSync(join(dir, "dist", "index.html"), HTML("app.js", ""));
-    check(await runInChromium(join(dir, "dist")));
-  } finally { done(); }
-});
-
-test("Rspack, production defaults", async () => {
-  const { dir, done } = workdir("rspack");
-  try {
-    writeFileSync(join(dir, "app.js"), APP("clew", PAGE_REPORT));
-    const stats = await new Promise((resolve, reject) => rspack({
-      mode: "production", context: dir, entry: "./app.js", output: { path: join(dir, "dist"), filename: "app.js" },
-    }, (error, stats) => (error ? reject(error) : resolve(stats))));
-    assert.ok(!stats.hasErrors(), stats.toString("errors-only"));
-    assert.ok(readdirSync(join(dir, "dist")).some((f) => f.endsWith(".wasm")), "the .wasm was emitted");
-    writeFileSync(join(dir, "dist", "index.html"), HTML("app.js", ""));
-    check(await runInChromium(join(dir, "dist")));
-  } finally { done(); }
-});
+for (const [name, bundle] of [["webpack 5", webpack], ["Rspack", rspack]]) {
+  test(`${name}, production defaults`, async () => {
+    const { dir, done } = workdir(name.replace(" ", "").toLowerCase());
+    try {
+      writeFileSync(join(dir, "app.js"), APP("clew", PAGE_REPORT));
+      const stats = await new Promise((resolve, reject) => bundle({
+        mode: "production", context: dir, entry: "./app.js", output: { path: join(dir, "dist"), filename: "app.js" },
+        resolve: { modules: [join(here, "node_modules"), "node_modules"] },
+      }, (error, stats) => (error ? reject(error) : resolve(stats))));
+      assert.ok(!stats.hasErrors(), stats.toString("errors-only"));
+      assert.ok(readdirSync(join(dir, "dist")).some((f) => f.endsWith(".wasm")), "the .wasm was emitted");
+      writeFileSync(join(dir, "dist", "index.html"), HTML("app.js", ""));
+      check(await runInChromium(join(dir, "dist")));
+    } finally { done(); }
+  });
+}
 
 test("Parcel 2, `parcel build index.html`", async () => {
   const { dir, done } = workdir("parcel");

@@ -6,24 +6,23 @@
 //! call at a time, never across an `.await` or a user callback, so a callback may call
 //! `abort()` (or read the task's getters) safely.
 
+mod model_stream;
+
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use gloo_timers::callback::Timeout;
 use js_sys::{Function, Object, Reflect};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
 use web_sys::AbortController;
 
-use super::js_call::{abort_controller, call, call_with, clew_pump, error_message, now, settle, spawn, swallow};
-use super::stream::{Opened, USED};
+use super::js_call::{abort_controller, call, call_with, error_message, now, settle, spawn, swallow};
 use super::task_convert::{
-    answer_from_js, get, hook_from_js, message_to_js, outcome_to_js, params_to_js, tool_output_from_js,
+    answer_from_js, hook_from_js, message_to_js, outcome_to_js, params_to_js, tool_output_from_js,
 };
 use super::task_options::Callbacks;
 use crate::core::agent::{AskAnswer, AskResponse, CheckpointKind, Effect, HookKind, Task as Machine, ToolOutput};
-use crate::core::stream::request::{build_request, ModelRequest, ModelSettings};
-use crate::core::stream::StreamError;
+use crate::core::stream::request::ModelSettings;
 
 /// One task's machine, callbacks and in-flight work.
 pub(super) struct Driver {
@@ -146,114 +145,6 @@ impl Driver {
                 }
             }
         }
-    }
-
-    fn open_stream(self: &Rc<Self>, stream: u64, mut request: ModelRequest) {
-        let Some(controller) = abort_controller() else { return };
-        let signal = controller.signal();
-        if let Some((_, old)) = self.stream.replace(Some((stream, controller))) {
-            old.abort();
-        }
-        request.model = self.model.clone();
-        let format = self.machine.borrow().config().format;
-        let (custom, fetch) = (self.callback(|c| c.request.clone()), self.callback(|c| c.fetch.clone()));
-        let me = Rc::clone(self);
-        spawn(Box::pin(async move {
-            let init = Object::new();
-            let _ = Reflect::set(&init, &"signal".into(), &signal);
-            let opened = match custom {
-                Some(custom) => {
-                    let req = super::json_js::to_js(&request.to_json());
-                    call_with(&custom, &JsValue::UNDEFINED, &req, &init)
-                }
-                None => {
-                    let http = build_request(format, &request);
-                    let headers = Object::new();
-                    for (name, value) in http.headers.iter() {
-                        let _ = Reflect::set(&headers, &JsValue::from_str(name), &JsValue::from_str(value));
-                    }
-                    let _ = Reflect::set(&init, &"method".into(), &http.method.into());
-                    let _ = Reflect::set(&init, &"headers".into(), &headers);
-                    let _ = Reflect::set(&init, &"body".into(), &http.body.into());
-                    let fetch =
-                        fetch.or_else(|| Reflect::get(&js_sys::global(), &"fetch".into()).ok()?.dyn_into().ok());
-                    match fetch {
-                        Some(fetch) => call_with(&fetch, &JsValue::UNDEFINED, &http.url.into(), &init),
-                        None => Err(JsValue::from_str("no fetch function in this runtime")),
-                    }
-                }
-            };
-            me.read_response(stream, settle(opened).await).await;
-        }));
-    }
-
-    async fn read_response(self: &Rc<Self>, stream: u64, opened: Result<JsValue, JsValue>) {
-        let response = match opened {
-            Ok(response) => response,
-            Err(error) => return self.stream_failed(stream, StreamError::Network { message: error_message(&error) }),
-        };
-        if !response.is_object() {
-            let message = "model.request returned neither a Response nor a ReadableStream".to_owned();
-            return self.stream_failed(stream, StreamError::Network { message });
-        }
-        // NOTE: `model.request` may return the body stream itself.
-        let body = if get(&response, "getReader").is_function() {
-            response
-        } else {
-            match super::stream::open_response(&response).await {
-                Opened::Body(body) => body,
-                Opened::Failed(error) => return self.stream_failed(stream, error),
-                Opened::NotAResponse => {
-                    let message = "model.request returned neither a Response nor a ReadableStream".to_owned();
-                    return self.stream_failed(stream, StreamError::Network { message });
-                }
-                Opened::Used => return self.stream_failed(stream, StreamError::Network { message: USED.to_owned() }),
-            }
-        };
-        let me = Rc::clone(self);
-        let mut buffer = Vec::new();
-        // A chunk that is neither bytes nor text stops the read and fails the stream.
-        let bad_chunk = Rc::new(RefCell::new(None));
-        let bad = Rc::clone(&bad_chunk);
-        let push = Closure::<dyn FnMut(JsValue) -> bool>::new(move |value: JsValue| {
-            match super::args::bytes_or_text(&value, "a model stream chunk", &mut buffer) {
-                Ok(()) => {
-                    let bytes = std::mem::take(&mut buffer);
-                    me.handle(|m, now| m.handle_stream_bytes(now, stream, &bytes));
-                    buffer = bytes;
-                }
-                Err(error) => {
-                    *bad.borrow_mut() = Some(error_message(&error));
-                    return true;
-                }
-            }
-            !me.is_current(stream)
-        });
-        let result = clew_pump(&body, &push).await;
-        if !self.is_current(stream) {
-            return;
-        }
-        if let Some(message) = bad_chunk.borrow_mut().take() {
-            return self.stream_failed(stream, StreamError::Network { message });
-        }
-        match result {
-            Ok(_) => {
-                self.stream.borrow_mut().take();
-                self.handle(|m, now| m.handle_stream_end(now, stream));
-            }
-            Err(error) => self.stream_failed(stream, StreamError::Network { message: error_message(&error) }),
-        }
-    }
-
-    fn is_current(&self, stream: u64) -> bool {
-        self.stream.borrow().as_ref().is_some_and(|(id, _)| *id == stream)
-    }
-
-    fn stream_failed(self: &Rc<Self>, stream: u64, error: StreamError) {
-        if self.is_current(stream) {
-            self.stream.borrow_mut().take();
-        }
-        self.handle(|m, now| m.handle_stream_failed(now, stream, &error));
     }
 
     fn ask(self: &Rc<Self>, message: crate::core::agent::Message) {

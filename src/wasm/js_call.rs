@@ -14,12 +14,13 @@ use super::task_convert::get;
 
 #[wasm_bindgen(module = "/js/boundary.js")]
 extern "C" {
-    /// Reads `stream` to its end, handing each read's bytes to `push` synchronously; stops
-    /// when `push` returns true.
+    /// Reads `stream` to its end, handing each read's value to `push` synchronously; stops
+    /// when `push` returns true, and cancels the stream and rejects with the error when
+    /// `push` fails (a chunk it cannot take).
     #[wasm_bindgen(catch)]
     pub(super) async fn clew_pump(
         stream: &JsValue,
-        push: &Closure<dyn FnMut(JsValue) -> bool>,
+        push: &Closure<dyn FnMut(JsValue) -> Result<bool, JsValue>>,
     ) -> Result<JsValue, JsValue>;
 
     /// Calls `f` with `self` and two arguments; a throw comes back as `{ ok: false, value }`.
