@@ -157,7 +157,7 @@ fn main() {
     );
 
     for (name, format) in [("sse-anthropic-5000", Format::Anthropic), ("sse-openai-5000", Format::OpenAi)] {
-        let body = std::fs::read_to_string(format!("{root}/bench/fixtures/{name}.txt")).unwrap();
+        let body = std::fs::read_to_string(format!("{root}/benches/fixtures/{name}.txt")).unwrap();
         let events: Vec<Vec<u8>> = body.split_inclusive("\n\n").map(|e| e.as_bytes().to_vec()).collect();
         let done = match format {
             Format::Anthropic => "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}}\n\nevent: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\nevent: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"<attempt_completion><result>ok</result></attempt_completion>\"}}\n\nevent: message_stop\ndata: {\"type\":\"message_stop\"}\n\n",

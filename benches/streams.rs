@@ -23,7 +23,7 @@ fn main() {
     println!("| body | bytes | chunks out | clew decoder | per chunk | lines only (floor) | lines + serde_json::Value per data line |");
     println!("|---|---|---|---|---|---|---|");
     for (name, format) in [("sse-anthropic-5000", Format::Anthropic), ("sse-openai-5000", Format::OpenAi)] {
-        let body = std::fs::read(format!("{root}/bench/fixtures/{name}.txt")).unwrap();
+        let body = std::fs::read(format!("{root}/benches/fixtures/{name}.txt")).unwrap();
         let mut count = 0;
         let decode = min_time(30, || {
             let mut decoder = StreamDecoder::new(format);

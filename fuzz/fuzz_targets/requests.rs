@@ -2,7 +2,7 @@
 #![no_main]
 
 use clew::json::Json;
-use clew::stream::request::{build_request, ModelRequest};
+use clew::request::{build_request, ModelRequest};
 use clew::stream::Format;
 use libfuzzer_sys::fuzz_target;
 

@@ -22,7 +22,7 @@ use super::task_convert::{
 };
 use super::task_options::Callbacks;
 use crate::core::agent::{AskAnswer, AskResponse, CheckpointKind, Effect, HookKind, Task as Machine, ToolOutput};
-use crate::core::stream::request::ModelSettings;
+use crate::core::request::ModelSettings;
 
 /// One task's machine, callbacks and in-flight work.
 pub(super) struct Driver {

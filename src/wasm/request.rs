@@ -6,7 +6,7 @@ use wasm_bindgen::prelude::*;
 use super::error::{type_error, Code};
 use super::json_js;
 use crate::core::json::Json;
-use crate::core::stream::request::{build_request as build, model_info_from_json, usage_from_json, ModelRequest};
+use crate::core::request::{build_request as build, model_info_from_json, usage_from_json, ModelRequest};
 
 /// Reads plain data `value` with `read`, or throws a `TypeError` naming `what`.
 fn read_js<T>(value: &JsValue, what: &str, read: impl FnOnce(&Json, &str) -> Result<T, String>) -> Result<T, JsValue> {

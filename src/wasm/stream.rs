@@ -15,7 +15,7 @@ use super::error::{stream_error, type_error, Code};
 use crate::core::stream::{Chunk, Format, StreamDecoder as CoreDecoder, StreamError};
 
 /// Many chunks as a JS array. They cross as one JSON text parsed by the engine, which
-/// bench/wasm-streams.mjs measured about a fifth cheaper than building each object
+/// benches/wasm/wasm-streams.mjs measured about a fifth cheaper than building each object
 /// through the boundary.
 fn chunks_to_js(chunks: &[Chunk]) -> Array {
     if chunks.is_empty() {

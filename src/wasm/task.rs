@@ -13,7 +13,7 @@ use super::error::{type_error, Code};
 use super::task_convert::{images_from_js, message_to_js, outcome_to_js, usage_to_js};
 use super::task_options;
 use crate::core::agent::Task as Machine;
-use crate::core::stream::request::Message as HistoryMessage;
+use crate::core::conversation;
 
 thread_local! {
     static NEXT_TASK: Cell<u64> = const { Cell::new(0) };
@@ -99,7 +99,7 @@ impl Task {
         unchecked_return_type = "{ role: \"user\" | \"assistant\"; content: string | ContentBlock[] }[]"
     )]
     pub fn history(&self) -> JsValue {
-        super::json_js::to_js(&HistoryMessage::list_to_json(self.driver.machine.borrow().history()))
+        super::json_js::to_js(&conversation::Message::list_to_json(self.driver.machine.borrow().history()))
     }
 
     /// Tokens, cost (US dollars) and requests so far.

@@ -4,8 +4,8 @@ use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::JsValue;
 
 use crate::core::agent::{AskAnswer, AskResponse, HookResult, Message, MessageKind, Outcome, TaskUsage, ToolOutput};
+use crate::core::conversation::ImageSource;
 use crate::core::json::Json;
-use crate::core::stream::request::ImageSource;
 
 fn set(target: &Object, key: &str, value: &JsValue) {
     // NOTE: setting a property on a fresh plain object cannot fail.

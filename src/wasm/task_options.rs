@@ -17,8 +17,8 @@ use crate::core::agent::{
 };
 use crate::core::json::fields::{amount, count, flag, list, object, object_member, required, string};
 use crate::core::json::Json;
+use crate::core::request::{model_info_from_json, ModelSettings};
 use crate::core::stream::model::ModelInfo;
-use crate::core::stream::request::{model_info_from_json, ModelSettings};
 use crate::core::stream::Format;
 
 #[wasm_bindgen(module = "/js/boundary.js")]

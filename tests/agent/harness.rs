@@ -7,7 +7,8 @@ use std::collections::VecDeque;
 use clew::agent::{
     AskAnswer, AskResponse, Effect, HookKind, HookResult, Message, MessageKind, Outcome, Task, TaskConfig, ToolOutput,
 };
-use clew::stream::request::{ContentBlock, ModelRequest, Role};
+use clew::conversation::{ContentBlock, Role};
+use clew::request::ModelRequest;
 use clew::stream::{Format, StreamError};
 
 /// What the model does for one request.

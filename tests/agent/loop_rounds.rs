@@ -3,7 +3,7 @@
 
 use crate::harness::*;
 use clew::agent::{codes, AskAnswer, AskKind, AskResponse, MessageKind, Outcome, TaskConfig, EMPTY_REPLY};
-use clew::stream::request::Role;
+use clew::conversation::Role;
 
 #[test]
 fn text_only_reply_is_said_partial_then_final_and_gets_the_no_tools_reminder() {

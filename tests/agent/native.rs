@@ -3,7 +3,7 @@
 
 use crate::harness::*;
 use clew::agent::{AskAnswer, AskKind, AskResponse, MessageKind, Outcome, TaskConfig, ToolCalling};
-use clew::stream::request::{Content, ContentBlock};
+use clew::conversation::{Content, ContentBlock};
 use clew::stream::Format;
 
 fn event(name: &str, data: serde_json::Value) -> Vec<u8> {

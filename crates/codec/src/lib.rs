@@ -4,15 +4,9 @@
 //! Everything here runs for every byte or chunk the model sends, so the workspace compiles
 //! it at `opt-level = 3` while the `clew` crate (the agent loop, request builders and the
 //! wasm binding) is compiled for size. The `clew` crate re-exports every module under the
-//! same paths (`clew::core::parser`, ...): use it rather than this crate.
+//! same names (`clew::parser`, `clew::stream`, ...): use it rather than this crate.
 
-pub mod core {
-    //! The modules, under the paths the `clew` crate re-exports.
-
-    pub mod json;
-    pub mod parser;
-    pub mod stream;
-    pub mod utf8;
-}
-
-pub use crate::core::{json, parser, stream, utf8};
+pub mod json;
+pub mod parser;
+pub mod stream;
+pub mod utf8;

@@ -6,11 +6,12 @@ use super::effect::{Effect, HookKind};
 use super::failure::Failure;
 use super::history::{self, Truncation};
 use super::message::{AskKind, MessageKind, SayKind};
-use super::round::{Round, StreamPhase, Wait};
+use super::round_state::{Round, StreamPhase, Wait};
 use super::task::{Ctx, Phase};
 use super::texts;
+use crate::core::conversation::{self, Content, ContentBlock, ImageSource, Role};
 use crate::core::json::Json;
-use crate::core::stream::request::{Content, ContentBlock, ImageSource, Message as HistoryMessage, ModelRequest, Role};
+use crate::core::request::ModelRequest;
 use crate::core::stream::Usage;
 
 impl Ctx {
@@ -101,7 +102,7 @@ impl Ctx {
     /// The request for the next stream.
     pub(crate) fn model_request(&self) -> ModelRequest {
         let tools = if self.config.tool_calling == ToolCalling::Native {
-            super::tool_call::definitions(&self.config)
+            super::tool_job::definitions(&self.config)
         } else {
             Vec::new()
         };
@@ -148,11 +149,11 @@ impl Ctx {
             let input = Json::parse(call.arguments.raw())
                 .ok()
                 .filter(Json::is_object)
-                .unwrap_or_else(|| super::tool_call::params_object(call));
+                .unwrap_or_else(|| super::tool_job::params_object(call));
             blocks.push(ContentBlock::ToolUse { id: call.id.clone(), name: call.name.clone(), input });
         }
         if !blocks.is_empty() {
-            self.history.push(HistoryMessage { role: Role::Assistant, content: Content::Blocks(blocks) });
+            self.history.push(conversation::Message { role: Role::Assistant, content: Content::Blocks(blocks) });
         }
     }
 

@@ -3,7 +3,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::message::Message;
-use crate::core::stream::request::{ImageSource, ModelRequest};
+use crate::core::conversation::ImageSource;
+use crate::core::request::ModelRequest;
 
 /// A hook the driver may run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

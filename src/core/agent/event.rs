@@ -4,7 +4,7 @@
 use super::effect::{HookResult, ToolOutput};
 use super::message::AskAnswer;
 use super::task::Task;
-use crate::core::stream::request::ImageSource;
+use crate::core::conversation::ImageSource;
 use crate::core::stream::StreamError;
 
 /// An event for a task. Each names the effect it answers by its id (`stream`, `ts`, `id`).

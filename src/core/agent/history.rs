@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use serde::{Deserialize, Serialize};
 
 use super::texts;
-use crate::core::stream::request::{Content, ContentBlock, Message, Role};
+use crate::core::conversation::{Content, ContentBlock, Message, Role};
 
 /// How much of the middle of the history a truncation removes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -4,11 +4,11 @@
 
 use super::effect::{codes, Effect, HookKind, HookResult, Outcome, ToolOutput};
 use super::message::{AskAnswer, AskKind, AskResponse, MessageKind, SayKind};
-use super::round::{StreamPhase, Wait};
-use super::rounds::hook_context;
+use super::round_loop::hook_context;
+use super::round_state::{StreamPhase, Wait};
 use super::task::{Phase, Task};
 use super::texts;
-use crate::core::stream::request::ContentBlock;
+use crate::core::conversation::ContentBlock;
 use crate::core::stream::StreamError;
 
 impl Task {

@@ -30,13 +30,13 @@ mod inputs;
 mod message;
 mod present;
 mod repeats;
-mod round;
-mod rounds;
+mod round_loop;
+mod round_state;
 mod snapshot;
 mod task;
 pub mod texts;
-mod tool_call;
-mod tools;
+mod tool_job;
+mod tool_steps;
 
 pub use config::{
     AutoApprove, ConfigError, HookSet, Limits, ParamSpec, RetryPolicy, TaskConfig, Timeouts, ToolCalling, ToolSpec,

@@ -12,10 +12,10 @@
 use super::config::{ASK_FOLLOWUP_QUESTION, ATTEMPT_COMPLETION};
 use super::display::{display_text, without_closing_tag};
 use super::message::{AskKind, MessageKind, SayKind};
-use super::round::{Item, Paced, Round, StreamPhase, Wait};
+use super::round_state::{Item, Paced, Round, StreamPhase, Wait};
 use super::task::Ctx;
 use super::texts;
-use super::tool_call;
+use super::tool_job;
 use crate::core::json::Json;
 use crate::core::stream::Chunk;
 
@@ -83,18 +83,18 @@ impl Ctx {
             if skipping {
                 self.finish_block_message(round);
                 if is_tool {
-                    let job = tool_call::job_of(self, round, item);
+                    let job = tool_job::job_of(self, round, item);
                     let notice = if round.did_reject {
                         texts::skipped_after_rejection(partial, &job.description)
                     } else {
                         texts::one_tool_per_message(&job.name)
                     };
-                    tool_call::push_notice(round, &job, notice);
+                    tool_job::push_notice(round, &job, notice);
                 }
             } else if partial {
                 self.show_partial(round, Paced::Block);
             } else if is_tool {
-                let job = tool_call::job_of(self, round, item);
+                let job = tool_job::job_of(self, round, item);
                 self.start_tool(round, job);
                 if round.wait != Wait::Idle {
                     return;
@@ -130,7 +130,7 @@ impl Ctx {
                 return Some((MessageKind::Say(SayKind::Text), display_text(content, partial)));
             }
         }
-        let job = tool_call::job_of(self, round, item);
+        let job = tool_job::job_of(self, round, item);
         let value = |name: &str| {
             let raw = job.params.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str()).unwrap_or_default();
             without_closing_tag(raw, name, partial)
@@ -144,7 +144,7 @@ impl Ctx {
             name if self.config.tool(name).is_some() => {
                 let params = Json::from_members(job.params.iter().map(|(k, _)| (k.clone(), Json::from(value(k)))));
                 let text = Json::object().with("tool", name).with("params", params).to_string();
-                let kind = if tool_call::auto_approved(&self.config, name) {
+                let kind = if tool_job::auto_approved(&self.config, name) {
                     MessageKind::Say(SayKind::Tool)
                 } else {
                     MessageKind::Ask(AskKind::Tool)

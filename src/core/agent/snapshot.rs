@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::config::ConfigError;
 use super::effect::{CheckpointKind, Effect, HookKind};
-use super::round::StreamPhase;
+use super::round_state::StreamPhase;
 use super::task::{Ctx, Phase, Task};
 use crate::core::stream::StreamError;
 

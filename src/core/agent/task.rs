@@ -1,6 +1,6 @@
 //! [`Task`]: the machine's state, its outputs (`poll_*`), its getters and [`Task::start`].
 //! The other inputs (`handle_*`, `abort`) are in `inputs.rs`, the transitions between rounds
-//! in `rounds.rs`, presentation and tool calls in `present.rs` and `tools.rs`.
+//! in `round_loop.rs`, presentation in `present.rs`, tool calls in `tool_steps.rs`.
 
 use std::rc::Rc;
 
@@ -13,9 +13,9 @@ use super::effect::{Effect, HookKind, Outcome};
 use super::history::DeletedRange;
 use super::message::{Message, MessageKind, SayKind, Transcript};
 use super::repeats::Repeats;
-use super::round::{Round, StreamPhase, Wait};
+use super::round_state::{Round, StreamPhase, Wait};
+use crate::core::conversation::{self, ContentBlock, ImageSource};
 use crate::core::parser::ToolSet;
-use crate::core::stream::request::{ContentBlock, ImageSource, Message as HistoryMessage};
 
 /// Token counts, cost and requests of a whole task.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -64,7 +64,7 @@ pub(crate) struct Ctx {
     pub(crate) tools: Rc<ToolSet>,
     pub(crate) now: u64,
     pub(crate) transcript: Transcript,
-    pub(crate) history: Vec<HistoryMessage>,
+    pub(crate) history: Vec<conversation::Message>,
     pub(crate) deleted: Option<DeletedRange>,
     pub(crate) usage: TaskUsage,
     /// Tokens of the last finished request (input, output and cache), for context checks.
@@ -136,7 +136,7 @@ impl Task {
     }
 
     /// The model-facing conversation.
-    pub fn history(&self) -> &[HistoryMessage] {
+    pub fn history(&self) -> &[conversation::Message] {
         &self.ctx.history
     }
 

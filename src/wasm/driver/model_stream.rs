@@ -11,7 +11,7 @@ use super::super::js_call::{abort_controller, call_with, clew_pump, error_messag
 use super::super::stream::{open_response, Opened, USED};
 use super::super::task_convert::get;
 use super::Driver;
-use crate::core::stream::request::{build_request, ModelRequest};
+use crate::core::request::{build_request, ModelRequest};
 use crate::core::stream::StreamError;
 
 impl Driver {

@@ -5,7 +5,7 @@ use std::rc::Rc;
 use super::block::{Block, BlockRef, RawBlock};
 use super::scanner::Scanner;
 use super::tool_set::ToolSet;
-use crate::core::utf8::Utf8Stitcher;
+use crate::utf8::Utf8Stitcher;
 
 /// Parses an assistant message as it streams in.
 ///

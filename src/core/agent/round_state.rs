@@ -6,8 +6,8 @@ use std::rc::Rc;
 use serde::{Deserialize, Serialize};
 
 use super::failure::Failure;
+use crate::core::conversation::ContentBlock;
 use crate::core::parser::{BlockRef, IncrementalParser, ToolSet};
-use crate::core::stream::request::ContentBlock;
 use crate::core::stream::{StreamDecoder, ToolCall, ToolCallAssembler, ToolCallFunction, Usage};
 
 /// Where the round's model stream is.

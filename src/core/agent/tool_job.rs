@@ -3,11 +3,12 @@
 //! provider's call id), and the definitions sent for native tool calling.
 
 use super::config::TaskConfig;
-use super::round::{Item, Round, ToolJob};
+use super::round_state::{Item, Round, ToolJob};
 use super::task::Ctx;
 use super::texts;
+use crate::core::conversation::{Content, ContentBlock, ImageSource};
 use crate::core::json::Json;
-use crate::core::stream::request::{Content, ContentBlock, ImageSource, ToolDefinition};
+use crate::core::request::ToolDefinition;
 use crate::core::stream::NativeToolCall;
 
 /// Whether `name` runs without asking.

@@ -10,11 +10,11 @@ use super::failure::Failure;
 use super::history::{self, Truncation};
 use super::message::{AskAnswer, AskKind, AskResponse, MessageKind, SayKind};
 use super::repeats::Repeats;
-use super::round::{Round, StreamPhase};
+use super::round_state::{Round, StreamPhase};
 use super::task::{Phase, Task};
 use super::texts;
+use crate::core::conversation::{self, Content, ContentBlock, Role};
 use crate::core::json::Json;
-use crate::core::stream::request::{Content, ContentBlock, Message as HistoryMessage, Role};
 use crate::core::stream::{Chunk, StreamDecoder, StreamError};
 
 impl Task {
@@ -166,7 +166,7 @@ impl Task {
             Some(true),
         );
         self.ctx.emit_message(api_req_ts);
-        self.ctx.history.push(HistoryMessage { role: Role::User, content: Content::Blocks(content.clone()) });
+        self.ctx.history.push(conversation::Message { role: Role::User, content: Content::Blocks(content.clone()) });
         let mut round = Box::new(Round::new(content, Rc::clone(&self.ctx.tools)));
         round.api_req_ts = api_req_ts;
         self.open_stream(&mut round);
@@ -216,7 +216,7 @@ impl Task {
         let native = self.ctx.config.tool_calling == ToolCalling::Native;
         if !has_content && !native {
             self.ctx.say(SayKind::Error, texts::empty_reply_error());
-            self.ctx.history.push(HistoryMessage {
+            self.ctx.history.push(conversation::Message {
                 role: Role::Assistant,
                 content: Content::Blocks(vec![ContentBlock::Text { text: texts::EMPTY_REPLY.to_owned() }]),
             });

@@ -1,8 +1,6 @@
-//! Provider requests: system prompt, history, tools and settings to a fetch request.
-//!
-//! The history uses Anthropic-shaped content blocks (text, image, tool_use, tool_result,
-//! thinking, redacted_thinking), as the reference loop stores it; each builder converts it
-//! to its provider's shape. Every request streams and asks for usage. The API key is
+//! Provider requests: system prompt, history ([`crate::core::conversation`]), tools and
+//! settings to a fetch request. Each builder converts the history's Anthropic-shaped
+//! content blocks to its provider's shape. Every request streams and asks for usage. The API key is
 //! optional: a host that sends requests through its own `fetch` (a proxy, a Worker binding)
 //! never hands it over.
 
@@ -16,8 +14,9 @@ mod tests;
 
 use serde::{Deserialize, Serialize};
 
-use super::Format;
+use crate::core::conversation::Message;
 use crate::core::json::Json;
+use crate::core::stream::Format;
 
 pub use anthropic::build_anthropic;
 pub use convert::{model_info_from_json, usage_from_json};
@@ -40,111 +39,6 @@ pub struct ModelRequest {
     pub tools: Vec<ToolDefinition>,
     /// Model and connection settings.
     pub model: ModelSettings,
-}
-
-/// Who wrote a message.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Role {
-    /// The user (tool results travel as user content).
-    User,
-    /// The model.
-    Assistant,
-}
-
-/// One history message.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Message {
-    /// Who wrote it.
-    pub role: Role,
-    /// Its content: a string, or content blocks.
-    pub content: Content,
-}
-
-/// Message content: a plain string or a list of blocks.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(untagged)]
-pub enum Content {
-    /// Plain text.
-    Text(String),
-    /// Content blocks.
-    Blocks(Vec<ContentBlock>),
-}
-
-impl Content {
-    /// The content as blocks (a string becomes one text block).
-    pub fn blocks(&self) -> Vec<ContentBlock> {
-        match self {
-            Self::Text(text) => vec![ContentBlock::Text { text: text.clone() }],
-            Self::Blocks(blocks) => blocks.clone(),
-        }
-    }
-}
-
-/// One block of message content, in Anthropic's shape.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub enum ContentBlock {
-    /// Text.
-    Text {
-        /// The text.
-        text: String,
-    },
-    /// An image.
-    Image {
-        /// Where the image is.
-        source: ImageSource,
-    },
-    /// A native tool call the model made.
-    ToolUse {
-        /// The call's id.
-        id: String,
-        /// The tool's name.
-        name: String,
-        /// The arguments object.
-        input: Json,
-    },
-    /// The result of a native tool call.
-    ToolResult {
-        /// The id of the call it answers.
-        tool_use_id: String,
-        /// The result: a string or text/image blocks.
-        content: Content,
-        /// Whether the tool failed.
-        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-        is_error: bool,
-    },
-    /// Reasoning the model did, sent back so the provider can continue it.
-    Thinking {
-        /// The reasoning text.
-        thinking: String,
-        /// The provider's signature; unsigned reasoning is not sent back.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        signature: Option<String>,
-    },
-    /// Encrypted reasoning, sent back as it came.
-    RedactedThinking {
-        /// The encrypted data.
-        data: String,
-    },
-}
-
-/// An image's bytes or address.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub enum ImageSource {
-    /// Base64 bytes.
-    Base64 {
-        /// `image/png`, `image/jpeg`…
-        media_type: String,
-        /// The bytes, base64.
-        data: String,
-    },
-    /// An image on the web.
-    Url {
-        /// Its address.
-        url: String,
-    },
 }
 
 /// A tool the model may call natively.

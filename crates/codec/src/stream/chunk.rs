@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::core::json::{write_string, Json, JsonError, Reader};
+use crate::json::{write_string, Json, JsonError, Reader};
 
 /// One piece of a model's reply.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

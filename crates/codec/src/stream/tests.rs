@@ -119,7 +119,7 @@ fn what_json_parse_rejects_is_invalid_fuzz_regressions() {
         let mut object = PartialJsonObject::new();
         object.push(text);
         assert!(object.is_invalid() || !object.is_complete(), "{text:?}");
-        assert!(crate::core::json::Json::parse(text).is_err(), "{text:?}");
+        assert!(crate::json::Json::parse(text).is_err(), "{text:?}");
     }
 }
 

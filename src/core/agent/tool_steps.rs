@@ -9,13 +9,13 @@
 use super::config::{ASK_FOLLOWUP_QUESTION, ATTEMPT_COMPLETION};
 use super::effect::{codes, Effect, HookKind, HookResult, Outcome, ToolOutput};
 use super::message::{AskAnswer, AskKind, AskResponse, MessageKind, SayKind};
-use super::round::{Round, ToolJob, Wait};
-use super::rounds::hook_context;
+use super::round_loop::hook_context;
+use super::round_state::{Round, ToolJob, Wait};
 use super::task::Ctx;
 use super::texts;
-use crate::core::stream::request::{Content, ContentBlock};
+use crate::core::conversation::{Content, ContentBlock};
 
-use super::tool_call::{auto_approved, get, result_blocks, result_blocks_raw};
+use super::tool_job::{auto_approved, get, result_blocks, result_blocks_raw};
 use crate::core::json::Json;
 
 impl Ctx {

@@ -6,7 +6,7 @@
 
 use std::fmt;
 
-use crate::core::json::Json;
+use crate::json::Json;
 
 use super::preview;
 

@@ -1,6 +1,7 @@
 //! The Anthropic Messages request.
 
-use super::{join_url, Content, ContentBlock, Headers, HttpRequest, ModelRequest, Role};
+use super::{join_url, Headers, HttpRequest, ModelRequest};
+use crate::core::conversation::{Content, ContentBlock, Role};
 use crate::core::json::Json;
 
 fn cache_control() -> Json {

@@ -11,7 +11,7 @@ use super::lines::LineSplitter;
 use super::openai::OpenAiDecoder;
 use super::preview;
 use super::sse::{SseDecoder, SseLimits};
-use crate::core::json::Json;
+use crate::json::Json;
 
 /// How many bytes of a body that is not a stream are kept to explain it.
 const NOT_A_STREAM_KEEP: usize = 64 << 10;

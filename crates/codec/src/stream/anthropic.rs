@@ -14,7 +14,7 @@ use super::chunk::{Chunk, Usage};
 use super::error::{ErrorBody, StreamError};
 use super::json::read_data;
 use super::sse::SseEvent;
-use crate::core::json::{Json, JsonError, Reader};
+use crate::json::{Json, JsonError, Reader};
 
 /// State of one Anthropic stream.
 #[derive(Clone, Debug, Default)]

@@ -2,7 +2,7 @@
 
 use super::error::StreamError;
 use super::preview;
-use crate::core::json::{JsonError, Reader};
+use crate::json::{JsonError, Reader};
 
 /// Reads `data` with `read` (which must consume one value), or reports the line as
 /// malformed JSON.

@@ -1,6 +1,7 @@
 //! The OpenAI Chat Completions request (and compatible servers).
 
-use super::{join_url, Content, ContentBlock, Headers, HttpRequest, ImageSource, Message, ModelRequest, Role};
+use super::{join_url, Headers, HttpRequest, ModelRequest};
+use crate::core::conversation::{Content, ContentBlock, ImageSource, Message, Role};
 use crate::core::json::Json;
 
 /// Builds a streaming Chat Completions request that asks for usage in the stream.

@@ -3,9 +3,8 @@
 
 use serde_json::{json, Value};
 
-use super::{
-    build_request, Content, ContentBlock, ImageSource, Message, ModelRequest, ModelSettings, Role, ToolDefinition,
-};
+use super::{build_request, ModelRequest, ModelSettings, ToolDefinition};
+use crate::core::conversation::{Content, ContentBlock, ImageSource, Message, Role};
 use crate::core::stream::Format;
 
 fn sample_request(tools: bool) -> ModelRequest {

@@ -1,4 +1,4 @@
-//! Requests, history, model info and usage to and from JSON (the shapes JavaScript users
+//! Requests, model settings, model info and usage to and from JSON (the shapes JavaScript users
 //! pass and get).
 //!
 //! Reading names the offending place (`messages[2].content[0]`) in its error; unknown
@@ -9,10 +9,8 @@ use crate::core::json::{fields, Json};
 use crate::core::stream::model::ModelInfo;
 use crate::core::stream::Usage;
 
-use super::{
-    Content, ContentBlock, Headers, HttpRequest, ImageSource, Message, ModelRequest, ModelSettings, Role,
-    ToolDefinition,
-};
+use super::{Headers, HttpRequest, ModelRequest, ModelSettings, ToolDefinition};
+use crate::core::conversation::Message;
 
 /// Why a value could not be read: where, and what is wrong.
 type Error = String;
@@ -55,137 +53,6 @@ impl ModelRequest {
             .with("messages", Message::list_to_json(&self.messages))
             .with("tools", self.tools.iter().map(ToolDefinition::to_json).collect::<Vec<_>>())
             .with("model", self.model.to_json())
-    }
-}
-
-impl Message {
-    /// Reads one history message (`{role, content}`); `at` names it in errors.
-    pub fn from_json(value: &Json, at: &str) -> Result<Self, Error> {
-        let value = object(value, at)?;
-        let role = match value.get("role").and_then(Json::as_str) {
-            Some("user") => Role::User,
-            Some("assistant") => Role::Assistant,
-            _ => return Err(format!("{at}.role must be \"user\" or \"assistant\"")),
-        };
-        let content = Content::from_json(value.get("content").unwrap_or(&Json::Null), &format!("{at}.content"))?;
-        Ok(Self { role, content })
-    }
-
-    /// The message as JSON.
-    pub fn to_json(&self) -> Json {
-        let role = match self.role {
-            Role::User => "user",
-            Role::Assistant => "assistant",
-        };
-        Json::object().with("role", role).with("content", self.content.to_json())
-    }
-
-    /// Messages as a JSON array.
-    pub fn list_to_json(messages: &[Self]) -> Json {
-        Json::Array(messages.iter().map(Self::to_json).collect())
-    }
-}
-
-impl Content {
-    fn from_json(value: &Json, at: &str) -> Result<Self, Error> {
-        match value {
-            Json::String(text) => Ok(Self::Text(text.clone())),
-            Json::Array(blocks) => blocks
-                .iter()
-                .enumerate()
-                .map(|(i, b)| ContentBlock::from_json(b, &format!("{at}[{i}]")))
-                .collect::<Result<_, _>>()
-                .map(Self::Blocks),
-            _ => Err(format!("{at} must be a string or an array of content blocks")),
-        }
-    }
-
-    fn to_json(&self) -> Json {
-        match self {
-            Self::Text(text) => Json::from(text),
-            Self::Blocks(blocks) => Json::Array(blocks.iter().map(ContentBlock::to_json).collect()),
-        }
-    }
-}
-
-impl ContentBlock {
-    /// Reads one content block; `at` names it in errors.
-    pub fn from_json(value: &Json, at: &str) -> Result<Self, Error> {
-        let value = object(value, at)?;
-        Ok(match value.get("type").and_then(Json::as_str) {
-            Some("text") => Self::Text { text: required(value, at, "text")? },
-            Some("image") => Self::Image {
-                source: ImageSource::from_json(value.get("source").unwrap_or(&Json::Null), &format!("{at}.source"))?,
-            },
-            Some("tool_use") => Self::ToolUse {
-                id: required(value, at, "id")?,
-                name: required(value, at, "name")?,
-                input: value.get("input").filter(|v| !v.is_null()).cloned().unwrap_or_else(Json::object),
-            },
-            Some("tool_result") => Self::ToolResult {
-                tool_use_id: required(value, at, "tool_use_id")?,
-                content: match value.get("content") {
-                    None | Some(Json::Null) => Content::Text(String::new()),
-                    Some(content) => Content::from_json(content, &format!("{at}.content"))?,
-                },
-                is_error: flag(value, at, "is_error")?,
-            },
-            Some("thinking") => Self::Thinking {
-                thinking: required(value, at, "thinking")?,
-                signature: string(value, at, "signature")?,
-            },
-            Some("redacted_thinking") => Self::RedactedThinking { data: required(value, at, "data")? },
-            Some(other) => return Err(format!("{at}.type \"{other}\" is not a content block type")),
-            None => return Err(format!("{at}.type is required")),
-        })
-    }
-
-    /// The block as JSON (Anthropic's content block shape).
-    pub fn to_json(&self) -> Json {
-        let block = |kind: &str| Json::object().with("type", kind);
-        match self {
-            Self::Text { text } => block("text").with("text", text),
-            Self::Image { source } => block("image").with("source", source.to_json()),
-            Self::ToolUse { id, name, input } => {
-                block("tool_use").with("id", id).with("name", name).with("input", input.clone())
-            }
-            Self::ToolResult { tool_use_id, content, is_error } => {
-                let result = block("tool_result").with("tool_use_id", tool_use_id).with("content", content.to_json());
-                if *is_error {
-                    result.with("is_error", true)
-                } else {
-                    result
-                }
-            }
-            Self::Thinking { thinking, signature } => {
-                let mut out = block("thinking").with("thinking", thinking);
-                put(&mut out, "signature", signature.as_ref());
-                out
-            }
-            Self::RedactedThinking { data } => block("redacted_thinking").with("data", data),
-        }
-    }
-}
-
-impl ImageSource {
-    fn from_json(value: &Json, at: &str) -> Result<Self, Error> {
-        let value = object(value, at)?;
-        match value.get("type").and_then(Json::as_str) {
-            Some("base64") => {
-                Ok(Self::Base64 { media_type: required(value, at, "media_type")?, data: required(value, at, "data")? })
-            }
-            Some("url") => Ok(Self::Url { url: required(value, at, "url")? }),
-            _ => Err(format!("{at}.type must be \"base64\" or \"url\"")),
-        }
-    }
-
-    fn to_json(&self) -> Json {
-        match self {
-            Self::Base64 { media_type, data } => {
-                Json::object().with("type", "base64").with("media_type", media_type).with("data", data)
-            }
-            Self::Url { url } => Json::object().with("type", "url").with("url", url),
-        }
     }
 }
 

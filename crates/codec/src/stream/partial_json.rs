@@ -8,7 +8,7 @@
 //! Values keep the reference's shape: strings as they are, anything else as compact JSON
 //! text. Members whose non-string value is unfinished are not shown until it is.
 
-use crate::core::json::Reader;
+use crate::json::Reader;
 use std::collections::HashMap;
 
 use memchr::memchr2;
