@@ -357,3 +357,75 @@ pub fn config() -> TaskConfig {
 pub fn completion(result: &str) -> Reply {
     text(&[&format!("Done.\n<attempt_completion><result>{result}</result></attempt_completion>")])
 }
+
+/// One content block of a scripted Anthropic reply.
+pub enum Part<'a> {
+    /// A text block.
+    Text(&'a str),
+    /// A signed thinking block.
+    Thinking(&'a str),
+    /// A tool_use block whose arguments' JSON streams in these pieces.
+    Tool { id: &'a str, name: &'a str, json: &'a [&'a str] },
+}
+
+/// One SSE event.
+pub fn sse(name: &str, data: serde_json::Value) -> Vec<u8> {
+    format!("event: {name}\ndata: {data}\n\n").into_bytes()
+}
+
+/// An Anthropic Messages reply with `parts`, 10 input tokens, and `output_tokens` reported
+/// by the final `message_delta` (after every block).
+pub fn anthropic_reply(parts: &[Part], output_tokens: u64) -> Reply {
+    use serde_json::json;
+    let mut events = vec![sse(
+        "message_start",
+        json!({"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"model":"m","usage":{"input_tokens":10,"output_tokens":1}}}),
+    )];
+    for (index, part) in parts.iter().enumerate() {
+        let (start, deltas): (serde_json::Value, Vec<serde_json::Value>) = match part {
+            Part::Text(text) => (json!({"type":"text","text":""}), vec![json!({"type":"text_delta","text":text})]),
+            Part::Thinking(thinking) => (
+                json!({"type":"thinking","thinking":""}),
+                vec![
+                    json!({"type":"thinking_delta","thinking":thinking}),
+                    json!({"type":"signature_delta","signature":"sig"}),
+                ],
+            ),
+            Part::Tool { id, name, json: pieces } => (
+                json!({"type":"tool_use","id":id,"name":name,"input":{}}),
+                pieces.iter().map(|p| json!({"type":"input_json_delta","partial_json":p})).collect(),
+            ),
+        };
+        events.push(sse(
+            "content_block_start",
+            json!({"type":"content_block_start","index":index,"content_block":start}),
+        ));
+        for delta in deltas {
+            events.push(sse("content_block_delta", json!({"type":"content_block_delta","index":index,"delta":delta})));
+        }
+        events.push(sse("content_block_stop", json!({"type":"content_block_stop","index":index})));
+    }
+    events.push(sse(
+        "message_delta",
+        json!({"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":output_tokens}}),
+    ));
+    events.push(sse("message_stop", json!({"type":"message_stop"})));
+    Reply::Bytes(events)
+}
+
+impl Harness {
+    /// Index in `effects` of the first effect matching `pick`.
+    pub fn position(&self, pick: impl Fn(&Effect) -> bool) -> Option<usize> {
+        self.effects.iter().position(pick)
+    }
+
+    /// The final `api_req_started` texts, parsed, in order.
+    pub fn api_reqs(&self) -> Vec<serde_json::Value> {
+        self.task
+            .messages()
+            .iter()
+            .filter(|m| matches!(m.kind, MessageKind::Say(k) if k.as_str() == "api_req_started"))
+            .filter_map(|m| serde_json::from_str(&m.text).ok())
+            .collect()
+    }
+}

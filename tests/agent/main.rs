@@ -19,3 +19,4 @@ mod presentation;
 mod retries;
 mod snapshot;
 mod tools;
+mod usage;

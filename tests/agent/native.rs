@@ -152,3 +152,67 @@ fn an_empty_native_reply_takes_the_no_tools_path() {
     assert!(h.says_of("error").is_empty());
     assert!(h.history_texts(1)[0].starts_with("[ERROR]"));
 }
+
+fn is_stream_end(e: &clew::agent::Effect) -> bool {
+    matches!(e, clew::agent::Effect::Say(m) if matches!(m.kind, MessageKind::Say(k) if k.as_str() == "api_req_started") && !m.is_partial())
+}
+
+#[test]
+fn a_native_call_waits_for_the_end_of_the_stream_before_it_is_asked() {
+    let followup =
+        Part::Tool { id: "toolu_1", name: "ask_followup_question", json: &["{\"question\":", "\"Which?\"}"] };
+    let reply = anthropic_reply(&[Part::Text("Let me ask."), followup], 40);
+    let mut h = Harness::new(native_config(), vec![reply, completion_anthropic()]);
+    h.ask = Box::new(|m| match m.kind {
+        _ if m.is_partial() => None,
+        MessageKind::Ask(AskKind::Followup) => Some(AskAnswer::message("the blue one")),
+        _ => Some(AskAnswer::button(AskResponse::Yes)),
+    });
+    h.start("t");
+    let asked = h
+        .position(|e| matches!(e, clew::agent::Effect::Ask(m) if m.kind == MessageKind::Ask(AskKind::Followup) && !m.is_partial()))
+        .expect("the question is asked");
+    let ended = h.position(is_stream_end).expect("the round's figures are final");
+    assert!(ended < asked, "the stream ended (at {ended}) before the question (at {asked})");
+    assert_eq!(h.api_reqs()[0]["tokensOut"], 40);
+}
+
+#[test]
+fn a_native_call_still_shows_partially_while_it_streams() {
+    let write = Part::Tool { id: "toolu_1", name: "write", json: &["{\"path\":\"a.md\",", "\"content\":\"x\"}"] };
+    let mut h = Harness::new(native_config(), vec![anthropic_reply(&[write], 5), completion_anthropic()]);
+    h.start("t");
+    let partial = h.position(
+        |e| matches!(e, clew::agent::Effect::Ask(m) if m.kind == MessageKind::Ask(AskKind::Tool) && m.is_partial()),
+    );
+    let ended = h.position(is_stream_end).unwrap();
+    assert!(partial.is_some_and(|p| p < ended), "a partial tool ask shows before the stream ends");
+    assert_eq!(h.tool_calls.len(), 1);
+}
+
+#[test]
+fn abort_at_a_native_followup_saves_the_turn_unmarked_with_its_usage() {
+    let followup = Part::Tool { id: "toolu_1", name: "ask_followup_question", json: &["{\"question\":\"Which?\"}"] };
+    let mut h = Harness::new(native_config(), vec![anthropic_reply(&[Part::Text("Hm."), followup], 33)]);
+    h.ask = Box::new(|_| None);
+    h.pause = Some(Box::new(|task| task.state() == "answer"));
+    h.start("t");
+    assert_eq!(h.task.state(), "answer");
+    h.task.abort(h.now, "user");
+    h.drain();
+    let turn = block_texts(&h.task.history()[1].content.blocks()).join("\n");
+    assert!(!turn.contains(clew::agent::INTERRUPTED_BY_USER.trim()), "{turn}");
+    assert_eq!(h.task.usage().output_tokens, 33);
+    assert_eq!(h.api_reqs()[0]["tokensOut"], 33);
+}
+
+#[test]
+fn an_accepted_native_completion_leaves_no_partial_message() {
+    let done = Part::Tool { id: "toolu_9", name: "attempt_completion", json: &["{\"result\":\"ok\"}"] };
+    let mut h = Harness::new(native_config(), vec![anthropic_reply(&[Part::Thinking("Let me think."), done], 12)]);
+    h.start("t");
+    assert!(matches!(h.outcome(), Some(Outcome::Completed { .. })));
+    let partial: Vec<_> = h.task.messages().iter().filter(|m| m.is_partial()).collect();
+    assert!(partial.is_empty(), "{partial:?}");
+    assert_eq!(h.task.usage().output_tokens, 12);
+}

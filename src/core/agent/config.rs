@@ -50,6 +50,33 @@ pub struct ToolSpec {
     /// Milliseconds after which a running call is cancelled and reported as failed.
     #[serde(default)]
     pub timeout_ms: Option<u64>,
+    /// Whether the host describes this tool's calls itself ([`Task::set_describer`](super::Task::set_describer)):
+    /// the subject of its results' `[name for '…']` header.
+    #[serde(default)]
+    pub describe: bool,
+}
+
+/// A host function naming the subject of a tool call's result header from its name and
+/// parameters (`None`: the default rule applies). It must be pure and quick: it runs inside
+/// the machine, synchronously, once per complete call of a tool with
+/// [`ToolSpec::describe`] set.
+pub type DescribeFn = dyn Fn(&str, &[(String, String)]) -> Option<String>;
+
+/// The host's [`DescribeFn`], if any.
+#[derive(Clone, Default)]
+pub(crate) struct Describer(pub(crate) Option<std::rc::Rc<DescribeFn>>);
+
+impl Describer {
+    /// The subject the host gives for a call, if it gives one.
+    pub(crate) fn describe(&self, name: &str, params: &[(String, String)]) -> Option<String> {
+        self.0.as_ref().and_then(|describe| describe(name, params))
+    }
+}
+
+impl std::fmt::Debug for Describer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() { "Describer(host)" } else { "Describer(none)" })
+    }
 }
 
 /// Which tool calls run without asking.

@@ -3,7 +3,6 @@
 
 use super::config::ToolCalling;
 use super::effect::{Effect, HookKind};
-use super::failure::Failure;
 use super::history::{self, Truncation};
 use super::message::{AskKind, MessageKind, SayKind};
 use super::round_state::{Round, StreamPhase, Wait};
@@ -69,36 +68,6 @@ impl Ctx {
         self.effects.push_back(Effect::RunHook { id, kind, tool, params, result });
     }
 
-    /// Schedules an automatic retry if the policy allows one (saying `error_retry`), and
-    /// returns when; `None` when the user must be asked (after saying the final
-    /// `error_retry` for retryable failures).
-    pub(crate) fn schedule_retry(&mut self, failure: &Failure) -> Option<u64> {
-        let policy = self.config.retry;
-        if failure.auto_retry && self.retry_attempts < policy.max_retries {
-            self.retry_attempts += 1;
-            let delay = policy.delay_ms(self.retry_attempts).max(failure.retry_after_ms.unwrap_or(0));
-            let text = Json::object()
-                .with("attempt", self.retry_attempts)
-                .with("maxAttempts", policy.max_retries)
-                .with("delaySeconds", delay.div_ceil(1000))
-                .with("errorMessage", &failure.message)
-                .with("code", &failure.code);
-            self.say(SayKind::ErrorRetry, text.to_string());
-            return Some(self.now.saturating_add(delay));
-        }
-        if failure.auto_retry && policy.max_retries > 0 {
-            let text = Json::object()
-                .with("attempt", policy.max_retries)
-                .with("maxAttempts", policy.max_retries)
-                .with("delaySeconds", 0u64)
-                .with("failed", true)
-                .with("errorMessage", &failure.message)
-                .with("code", &failure.code);
-            self.say(SayKind::ErrorRetry, text.to_string());
-        }
-        None
-    }
-
     /// The request for the next stream.
     pub(crate) fn model_request(&self) -> ModelRequest {
         let tools = if self.config.tool_calling == ToolCalling::Native {
@@ -127,11 +96,8 @@ impl Ctx {
     }
 
     /// Adds the assistant turn of `round` to the history, with `marker` appended to its text.
-    pub(crate) fn record_reply(&mut self, round: &mut Round, marker: Option<&str>) {
-        if round.recorded {
-            return;
-        }
-        round.recorded = true;
+    /// Called once a round, when its stream stops delivering.
+    pub(crate) fn record_reply(&mut self, round: &Round, marker: Option<&str>) {
         let mut blocks = Vec::new();
         for data in &round.redacted {
             blocks.push(ContentBlock::RedactedThinking { data: data.clone() });
@@ -168,8 +134,8 @@ impl Ctx {
     }
 
     /// Finalises the round's `api_req_started` message with its tokens and cost.
-    pub(crate) fn finish_api_req(&mut self, round: &mut Round, cancel: Option<(&str, &str)>) {
-        round.finalized_api_req = true;
+    /// Called once a round, when its stream stops delivering.
+    pub(crate) fn finish_api_req(&mut self, round: &Round, cancel: Option<(&str, &str)>) {
         let usage = &round.usage;
         let cost = self.config.info.cost(usage);
         self.last_request_tokens = usage.input_tokens

@@ -45,6 +45,17 @@ const AUTH_PATTERNS: [&str; 7] = [
 const QUOTA_PATTERNS: [&str; 4] = ["quota", "spend limit", "insufficient_balance", "billing"];
 
 impl Failure {
+    /// A reply with no content at all (AGENT-LOOP §14.2): retried like a failed request.
+    pub fn empty_reply() -> Self {
+        Self {
+            code: "CLEW_EMPTY_REPLY".into(),
+            message: super::texts::empty_reply_error(),
+            auto_retry: true,
+            context_window: false,
+            retry_after_ms: None,
+        }
+    }
+
     /// Reads a stream error.
     pub fn from_error(error: &StreamError) -> Self {
         let message = error.to_string();

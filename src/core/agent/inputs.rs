@@ -5,9 +5,8 @@
 use super::effect::{codes, Effect, HookKind, HookResult, Outcome, ToolOutput};
 use super::message::{AskAnswer, AskKind, AskResponse, MessageKind, SayKind};
 use super::round_loop::hook_context;
-use super::round_state::{StreamPhase, Wait};
+use super::round_state::{Received, StreamPhase, Wait};
 use super::task::{Phase, Task};
-use super::texts;
 use crate::core::conversation::ContentBlock;
 use crate::core::stream::StreamError;
 
@@ -20,7 +19,10 @@ impl Task {
             return;
         }
         let idle = self.ctx.config.timeouts.idle_ms.map(|ms| now.saturating_add(ms));
-        round.stream = StreamPhase::Open { deadline: idle, got_bytes: true };
+        if let StreamPhase::Open { deadline, received } = &mut round.stream {
+            *deadline = idle;
+            *received = (*received).max(Received::Bytes);
+        }
         let mut chunks = Vec::new();
         let result = match round.decoder.as_mut() {
             Some(decoder) => decoder.push(bytes, &mut chunks),
@@ -72,8 +74,7 @@ impl Task {
             Phase::AwaitingMistakeAnswer { ask_ts, content } if ask_ts == ts => self.mistake_answer(answer, content),
             Phase::AwaitingRetryAnswer { ask_ts, content } if ask_ts == ts => {
                 if answer.response == AskResponse::Yes {
-                    self.ctx.retry_attempts = 0;
-                    self.ctx.say(SayKind::ApiReqRetried, String::new());
+                    self.ctx.retry_approved();
                     self.phase = Phase::AwaitingRoundStart { content, until: None };
                 } else {
                     self.finish(Outcome::ended(
@@ -93,9 +94,8 @@ impl Task {
                             ));
                             return;
                         }
-                        self.ctx.retry_attempts = 0;
                         round.context_retry_used = false;
-                        self.ctx.say(SayKind::ApiReqRetried, String::new());
+                        self.ctx.retry_approved();
                         self.open_stream(&mut round);
                         self.put_round(round);
                         self.advance();
@@ -105,7 +105,7 @@ impl Task {
                 let finished = self.ctx.answer(&mut round, ts, answer);
                 self.phase = Phase::InRound(round);
                 if let Some(outcome) = finished {
-                    self.finish(outcome);
+                    self.finish_after_stream(outcome);
                 }
             }
             other => self.phase = other,
@@ -165,8 +165,8 @@ impl Task {
             Phase::InRound(round) => {
                 let cancelled = self.ctx.hook_done(round, id, result);
                 if cancelled {
-                    self.finish(Outcome::ended(codes::HOOK_CANCELLED, "a PostToolUse hook cancelled the task"));
-                    return;
+                    let outcome = Outcome::ended(codes::HOOK_CANCELLED, "a PostToolUse hook cancelled the task");
+                    self.finish_after_stream(outcome);
                 }
             }
             _ => {}
@@ -183,8 +183,8 @@ impl Task {
         self.ctx.wake = None;
         if let Phase::InRound(round) = &mut self.phase {
             match round.stream {
-                StreamPhase::Open { deadline: Some(deadline), got_bytes } if deadline <= now => {
-                    let (waiting_for, ms) = if got_bytes {
+                StreamPhase::Open { deadline: Some(deadline), received } if deadline <= now => {
+                    let (waiting_for, ms) = if received > Received::Nothing {
                         ("more data", self.ctx.config.timeouts.idle_ms)
                     } else {
                         ("the first byte", self.ctx.config.timeouts.first_byte_ms)
@@ -221,23 +221,21 @@ impl Task {
         let idle_at_completion =
             matches!(self.ctx.transcript.last().map(|m| m.kind), Some(MessageKind::Ask(AskKind::CompletionResult)));
         if let Phase::InRound(round) = &mut self.phase {
-            if matches!(round.stream, StreamPhase::Open { .. }) {
-                self.ctx.effects.push_back(Effect::CancelStream { stream: round.stream_id });
-                if round.got_content && !round.recorded {
-                    self.ctx.record_reply(round, Some(texts::INTERRUPTED_BY_USER));
-                }
+            if let Wait::StreamEnd { outcome } = &round.wait {
+                // NOTE: the outcome was decided before; abort only stops reading the usage.
+                let outcome = outcome.clone();
+                self.finish(outcome);
+                return;
             }
             if let Wait::Tool { id, .. } | Wait::PostHook { id, .. } = round.wait {
                 self.ctx.effects.push_back(Effect::CancelTool { id });
             }
-        }
-        // NOTE: partial messages are finalised in the transcript without a say: after abort
-        // no callback but the TaskCancel hook runs.
-        if let Phase::InRound(round) = &self.phase {
-            if !round.finalized_api_req {
+            if !round.stream_done() {
                 self.ctx.cancel_api_req(round.api_req_ts);
             }
         }
+        // NOTE: partial messages are finalised in the transcript without a say: after abort
+        // no callback but the TaskCancel hook runs.
         self.ctx.transcript.finish_all_partial();
         if self.ctx.config.hooks.task_cancel && !idle_at_completion {
             let id = self.ctx.new_id();

@@ -30,6 +30,7 @@ mod inputs;
 mod message;
 mod present;
 mod repeats;
+mod retry;
 mod round_loop;
 mod round_state;
 mod snapshot;
@@ -39,8 +40,8 @@ mod tool_job;
 mod tool_steps;
 
 pub use config::{
-    AutoApprove, ConfigError, HookSet, Limits, ParamSpec, RetryPolicy, TaskConfig, Timeouts, ToolCalling, ToolSpec,
-    ASK_FOLLOWUP_QUESTION, ATTEMPT_COMPLETION,
+    AutoApprove, ConfigError, DescribeFn, HookSet, Limits, ParamSpec, RetryPolicy, TaskConfig, Timeouts, ToolCalling,
+    ToolSpec, ASK_FOLLOWUP_QUESTION, ATTEMPT_COMPLETION,
 };
 pub use display::{display_text, without_closing_tag};
 pub use effect::{codes, CheckpointKind, Effect, HookKind, HookResult, Outcome, ToolOutput};

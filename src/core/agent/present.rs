@@ -12,7 +12,7 @@
 use super::config::{ASK_FOLLOWUP_QUESTION, ATTEMPT_COMPLETION};
 use super::display::{display_text, without_closing_tag};
 use super::message::{AskKind, MessageKind, SayKind};
-use super::round_state::{Item, Paced, Round, StreamPhase, Wait};
+use super::round_state::{Item, Paced, Received, Round, Skip, StreamPhase, Wait};
 use super::task::Ctx;
 use super::texts;
 use super::tool_job;
@@ -23,9 +23,13 @@ impl Ctx {
     /// Takes one decoded chunk; returns whether reading must stop (a tool was denied, or one
     /// already ran in serial mode).
     pub(crate) fn take_chunk(&mut self, round: &mut Round, chunk: Chunk) -> bool {
+        if let StreamPhase::Open { received, .. } = &mut round.stream {
+            if !matches!(chunk, Chunk::Usage(_) | Chunk::Stop { .. }) {
+                *received = Received::Content;
+            }
+        }
         match chunk {
             Chunk::Text { text } => {
-                round.got_content = true;
                 if round.reasoning_ts.is_some() {
                     self.finish_reasoning(round);
                 }
@@ -33,7 +37,6 @@ impl Ctx {
                 round.sync_parsed();
             }
             Chunk::Reasoning { reasoning, signature, redacted_data } => {
-                round.got_content = true;
                 round.reasoning.push_str(&reasoning);
                 if let Some(signature) = signature.filter(|s| !s.is_empty()) {
                     round.signature = Some(signature);
@@ -47,7 +50,6 @@ impl Ctx {
                 }
             }
             Chunk::ToolCalls { tool_call } => {
-                round.got_content = true;
                 let known = round.natives.calls().len();
                 let index = round.natives.push(&tool_call);
                 if index >= known {
@@ -63,7 +65,7 @@ impl Ctx {
             }
             Chunk::Stop { .. } => return false,
         }
-        round.did_reject || (!self.config.parallel_tool_calling && round.did_use_tool)
+        round.skip != Skip::Nothing
     }
 
     /// One presentation pass.
@@ -75,7 +77,7 @@ impl Ctx {
                 // A block cut by a failure stays as last shown; it is never run.
                 return;
             }
-            let skipping = round.did_reject || (!self.config.parallel_tool_calling && round.did_use_tool);
+            let skipping = round.skip != Skip::Nothing;
             let is_tool = match item {
                 Item::Parsed(n) => round.parsed(n).is_some_and(|b| b.tool_name().is_some()),
                 Item::Native(_) => true,
@@ -84,7 +86,7 @@ impl Ctx {
                 self.finish_block_message(round);
                 if is_tool {
                     let job = tool_job::job_of(self, round, item);
-                    let notice = if round.did_reject {
+                    let notice = if round.skip == Skip::AfterRejection {
                         texts::skipped_after_rejection(partial, &job.description)
                     } else {
                         texts::one_tool_per_message(&job.name)
@@ -130,19 +132,19 @@ impl Ctx {
                 return Some((MessageKind::Say(SayKind::Text), display_text(content, partial)));
             }
         }
-        let job = tool_job::job_of(self, round, item);
+        let (name, params, _) = tool_job::call_of(round, item);
         let value = |name: &str| {
-            let raw = job.params.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str()).unwrap_or_default();
+            let raw = params.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str()).unwrap_or_default();
             without_closing_tag(raw, name, partial)
         };
-        match job.name.as_str() {
+        match name.as_str() {
             ATTEMPT_COMPLETION => Some((MessageKind::Say(SayKind::CompletionResult), value("result"))),
             ASK_FOLLOWUP_QUESTION => {
                 let text = Json::object().with("question", value("question")).with("options", value("options"));
                 Some((MessageKind::Ask(AskKind::Followup), text.to_string()))
             }
             name if self.config.tool(name).is_some() => {
-                let params = Json::from_members(job.params.iter().map(|(k, _)| (k.clone(), Json::from(value(k)))));
+                let params = Json::from_members(params.iter().map(|(k, _)| (k.clone(), Json::from(value(k)))));
                 let text = Json::object().with("tool", name).with("params", params).to_string();
                 let kind = if tool_job::auto_approved(&self.config, name) {
                     MessageKind::Say(SayKind::Tool)
@@ -158,7 +160,7 @@ impl Ctx {
     /// Shows the newest partial state of the block or the reasoning, unless pacing holds it.
     pub(crate) fn show_partial(&mut self, round: &mut Round, which: Paced) {
         let ts = match which {
-            Paced::Block => round.index_ts.map(|(ts, _)| ts),
+            Paced::Block => round.index_ts,
             Paced::Reasoning => round.reasoning_ts,
         };
         if let (Some(ts), Some((last_ts, at))) = (ts, round.last_partial) {
@@ -196,7 +198,7 @@ impl Ctx {
         };
         let current = match which {
             Paced::Reasoning => round.reasoning_ts,
-            Paced::Block => round.index_ts.map(|(ts, _)| ts),
+            Paced::Block => round.index_ts,
         };
         let existing = current.filter(|ts| self.transcript.get(*ts).is_some_and(|m| m.kind == kind));
         let ts = match existing {
@@ -219,7 +221,7 @@ impl Ctx {
         };
         match which {
             Paced::Reasoning => round.reasoning_ts = Some(ts),
-            Paced::Block => round.index_ts = Some((ts, matches!(kind, MessageKind::Ask(_)))),
+            Paced::Block => round.index_ts = Some(ts),
         }
         round.last_partial = Some((ts, self.now));
         self.emit_message(ts);
@@ -231,8 +233,7 @@ impl Ctx {
         if round.paced.is_some_and(|(w, _)| w == Paced::Block) {
             round.paced = None;
         }
-        let existing =
-            round.index_ts.map(|(ts, _)| ts).filter(|ts| self.transcript.get(*ts).is_some_and(|m| m.kind == kind));
+        let existing = round.index_ts.filter(|ts| self.transcript.get(*ts).is_some_and(|m| m.kind == kind));
         let ts = match existing {
             Some(ts) => {
                 if let Some(message) = self.transcript.get_mut(ts) {
@@ -246,7 +247,7 @@ impl Ctx {
                 self.transcript.append(self.now, kind, text, Vec::new(), None)
             }
         };
-        round.index_ts = Some((ts, matches!(kind, MessageKind::Ask(_))));
+        round.index_ts = Some(ts);
         self.emit_message(ts);
         ts
     }
@@ -256,7 +257,7 @@ impl Ctx {
         if round.paced.is_some_and(|(w, _)| w == Paced::Block) {
             self.send_partial(round, Paced::Block);
         }
-        let Some((ts, _)) = round.index_ts.take() else { return };
+        let Some(ts) = round.index_ts.take() else { return };
         if let Some(message) = self.transcript.get_mut(ts) {
             if message.is_partial() {
                 message.partial = Some(false);

@@ -7,10 +7,10 @@ use std::rc::Rc;
 use super::config::ToolCalling;
 use super::effect::{codes, CheckpointKind, Effect, Outcome};
 use super::failure::Failure;
-use super::history::{self, Truncation};
 use super::message::{AskAnswer, AskKind, AskResponse, MessageKind, SayKind};
 use super::repeats::Repeats;
-use super::round_state::{Round, StreamPhase};
+use super::retry::NextTry;
+use super::round_state::{Received, Round, StreamPhase, Wait};
 use super::task::{Phase, Task};
 use super::texts;
 use crate::core::conversation::{self, Content, ContentBlock, Role};
@@ -42,13 +42,12 @@ impl Task {
         self.advance();
     }
 
-    /// The reply is complete: every block becomes final, the assistant turn is recorded and
-    /// the rest is presented at once.
+    /// The reply is complete: every block becomes final, the assistant turn is recorded, the
+    /// round's figures are final and the rest is presented at once.
     pub(super) fn end_of_stream(&mut self) {
         let Phase::InRound(round) = &mut self.phase else { return };
         round.stream = StreamPhase::Ended;
         round.decoder = None;
-        round.finalized = true;
         self.ctx.finish_reasoning(round);
         if round.has_content() {
             self.ctx.record_reply(round, None);
@@ -63,7 +62,7 @@ impl Task {
         let Phase::InRound(round) = &mut self.phase else { return };
         round.decoder = None;
         let failure = Failure::from_error(error);
-        if round.got_content {
+        if round.got_content() {
             // Show what arrived (the pass may not have run yet), then make it final.
             self.ctx.present(round);
             self.ctx.finish_partial_message(round);
@@ -75,29 +74,15 @@ impl Task {
             return;
         }
         round.reset_stream();
-        if failure.context_window && !round.context_retry_used {
-            round.context_retry_used = true;
-            self.ctx.deleted = history::next_truncation(&self.ctx.history, self.ctx.deleted, Truncation::Quarter);
-            let mut taken = std::mem::take(round);
-            self.open_stream(&mut taken);
-            self.put_round(taken);
-            return;
-        }
-        if failure.context_window {
-            round.context_retry_used = false;
-        }
-        let yolo = self.ctx.config.yolo;
-        match self.ctx.schedule_retry(&failure) {
-            Some(until) => round.stream = StreamPhase::RetryDelay { until },
-            None if yolo => {
-                let message = failure.message.clone();
-                self.ctx.say(SayKind::Error, message.clone());
-                self.finish(Outcome::failed(codes::RETRIES_EXHAUSTED, message));
+        match self.ctx.next_try(&failure, Some(&mut round.context_retry_used)) {
+            NextTry::Truncated => {
+                let mut taken = std::mem::take(round);
+                self.open_stream(&mut taken);
+                self.put_round(taken);
             }
-            None => {
-                let ask_ts = self.ctx.ask(AskKind::ApiReqFailed, failure.message.clone());
-                round.stream = StreamPhase::RetryAsk { ask_ts };
-            }
+            NextTry::At(until) => round.stream = StreamPhase::RetryDelay { until },
+            NextTry::Ask(ask_ts) => round.stream = StreamPhase::RetryAsk { ask_ts },
+            NextTry::GiveUp(outcome) => self.finish(outcome),
         }
     }
 
@@ -125,6 +110,11 @@ impl Task {
                     self.start_round(content);
                 }
                 Phase::InRound(round) if round.presenter_done() => self.end_round(*round),
+                Phase::InRound(mut round) if round.stream_done() && matches!(round.wait, Wait::StreamEnd { .. }) => {
+                    let Wait::StreamEnd { outcome } = std::mem::take(&mut round.wait) else { continue };
+                    self.phase = Phase::InRound(round);
+                    self.finish(outcome);
+                }
                 other => {
                     self.phase = other;
                     break;
@@ -151,6 +141,10 @@ impl Task {
     }
 
     fn begin_round(&mut self, content: Vec<ContentBlock>) {
+        if let Some(outcome) = self.limit_reached() {
+            self.finish(outcome);
+            return;
+        }
         self.ctx.rounds += 1;
         if self.ctx.rounds == 1 && self.ctx.config.checkpoints {
             let id = self.ctx.new_id();
@@ -166,8 +160,8 @@ impl Task {
             Some(true),
         );
         self.ctx.emit_message(api_req_ts);
-        self.ctx.history.push(conversation::Message { role: Role::User, content: Content::Blocks(content.clone()) });
-        let mut round = Box::new(Round::new(content, Rc::clone(&self.ctx.tools)));
+        self.ctx.history.push(conversation::Message { role: Role::User, content: Content::Blocks(content) });
+        let mut round = Box::new(Round::new(Rc::clone(&self.ctx.tools)));
         round.api_req_ts = api_req_ts;
         self.open_stream(&mut round);
         self.put_round(round);
@@ -180,15 +174,24 @@ impl Task {
         }
     }
 
-    /// Opens the round's stream, unless a limit was reached.
-    pub(super) fn open_stream(&mut self, round: &mut Round) {
+    /// The limit the next request would pass, as the task's outcome.
+    fn limit_reached(&self) -> Option<Outcome> {
         let limits = self.ctx.config.limits;
         if limits.max_requests.is_some_and(|max| self.ctx.usage.requests >= max) {
-            self.finish(Outcome::ended(codes::REQUEST_LIMIT, "the task reached its limit of model requests"));
-            return;
+            return Some(Outcome::ended(codes::REQUEST_LIMIT, "the task reached its limit of model requests"));
         }
         if limits.max_cost.is_some_and(|max| self.ctx.usage.total_cost >= max) {
-            self.finish(Outcome::ended(codes::COST_LIMIT, "the task reached its cost limit"));
+            return Some(Outcome::ended(codes::COST_LIMIT, "the task reached its cost limit"));
+        }
+        None
+    }
+
+    /// Opens the round's stream, unless a limit was reached (a retry within the round: its
+    /// `api_req_started` then gets its final figures, and the task ends).
+    pub(super) fn open_stream(&mut self, round: &mut Round) {
+        if let Some(outcome) = self.limit_reached() {
+            self.ctx.finish_api_req(round, None);
+            self.finish(outcome);
             return;
         }
         self.ctx.proactive_truncation();
@@ -197,7 +200,7 @@ impl Task {
         round.decoder = Some(StreamDecoder::new(self.ctx.config.format));
         round.stream = StreamPhase::Open {
             deadline: self.ctx.config.timeouts.first_byte_ms.map(|ms| self.ctx.now.saturating_add(ms)),
-            got_bytes: false,
+            received: Received::Nothing,
         };
         let request = self.ctx.model_request();
         self.ctx.effects.push_back(Effect::OpenStream { stream: round.stream_id, request });
@@ -220,16 +223,9 @@ impl Task {
                 role: Role::Assistant,
                 content: Content::Blocks(vec![ContentBlock::Text { text: texts::EMPTY_REPLY.to_owned() }]),
             });
-            let failure = Failure {
-                code: "CLEW_EMPTY_REPLY".into(),
-                message: texts::empty_reply_error(),
-                auto_retry: true,
-                context_window: false,
-                retry_after_ms: None,
-            };
             self.ctx.mistakes += 1;
             let content = vec![ContentBlock::Text { text: texts::no_tools_used(native) }];
-            self.retry_between_rounds(&failure, content);
+            self.retry_between_rounds(&Failure::empty_reply(), content);
             return;
         }
         if !has_tool_use {
@@ -246,16 +242,25 @@ impl Task {
         };
     }
 
+    /// A failure that ended its round (mid-stream, or an empty reply): the next round sends
+    /// `content`, when [`Ctx::next_try`] says.
     fn retry_between_rounds(&mut self, failure: &Failure, content: Vec<ContentBlock>) {
-        match self.ctx.schedule_retry(failure) {
-            Some(until) => self.phase = Phase::AwaitingRoundStart { content, until: Some(until) },
-            None if self.ctx.config.yolo => {
-                self.finish(Outcome::failed(codes::RETRIES_EXHAUSTED, failure.message.clone()));
+        match self.ctx.next_try(failure, None) {
+            NextTry::Truncated => self.phase = Phase::AwaitingRoundStart { content, until: None },
+            NextTry::At(until) => self.phase = Phase::AwaitingRoundStart { content, until: Some(until) },
+            NextTry::Ask(ask_ts) => self.phase = Phase::AwaitingRetryAnswer { ask_ts, content },
+            NextTry::GiveUp(outcome) => self.finish(outcome),
+        }
+    }
+
+    /// Ends the task with `outcome` once the round's reply has been read to its end, so that
+    /// its usage counts in full (a completion accepted while the reply still streams).
+    pub(crate) fn finish_after_stream(&mut self, outcome: Outcome) {
+        match &mut self.phase {
+            Phase::InRound(round) if matches!(round.stream, StreamPhase::Open { .. }) => {
+                round.wait = Wait::StreamEnd { outcome };
             }
-            None => {
-                let ask_ts = self.ctx.ask(AskKind::ApiReqFailed, failure.message.clone());
-                self.phase = Phase::AwaitingRetryAnswer { ask_ts, content };
-            }
+            _ => self.finish(outcome),
         }
     }
 
@@ -264,22 +269,18 @@ impl Task {
         if matches!(self.phase, Phase::Finished(_)) {
             return;
         }
+        let aborted = matches!(outcome, Outcome::Aborted { .. });
         if let Phase::InRound(round) = &mut self.phase {
-            let id = round.stream_id;
-            let cancelled =
-                self.ctx.effects.iter().any(|e| matches!(e, Effect::CancelStream { stream } if *stream == id));
-            if matches!(round.stream, StreamPhase::Open { .. }) && !cancelled {
-                self.ctx.effects.push_back(Effect::CancelStream { stream: id });
+            if matches!(round.stream, StreamPhase::Open { .. }) {
+                self.ctx.effects.push_back(Effect::CancelStream { stream: round.stream_id });
+                // NOTE: what streamed is kept as the history's last turn, with the notice when
+                // the user cut it (other outcomes wait for the stream's end: finish_after_stream).
+                if round.got_content() {
+                    self.ctx.record_reply(round, aborted.then_some(texts::INTERRUPTED_BY_USER));
+                }
             }
-            // NOTE: a task can end while its reply still streams (a completion accepted
-            // before the stream's end): what streamed is kept, as the history's last turn.
-            if !matches!(outcome, Outcome::Aborted { .. }) {
-                if round.has_content() && !round.recorded {
-                    self.ctx.record_reply(round, None);
-                }
-                if !round.finalized_api_req {
-                    self.ctx.finish_api_req(round, None);
-                }
+            if !round.stream_done() && !aborted {
+                self.ctx.finish_api_req(round, None);
             }
         }
         self.ctx.wake = None;

@@ -5,6 +5,7 @@ use std::rc::Rc;
 
 use serde::{Deserialize, Serialize};
 
+use super::effect::Outcome;
 use super::failure::Failure;
 use crate::core::conversation::ContentBlock;
 use crate::core::parser::{BlockRef, IncrementalParser, ToolSet};
@@ -13,12 +14,12 @@ use crate::core::stream::{StreamDecoder, ToolCall, ToolCallAssembler, ToolCallFu
 /// Where the round's model stream is.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub(crate) enum StreamPhase {
-    /// Waiting for bytes: the first (`got_bytes` false) or more.
+    /// Open, waiting for more of the reply.
     Open {
         /// When silence becomes a failure.
         deadline: Option<u64>,
-        /// Whether any byte arrived.
-        got_bytes: bool,
+        /// What arrived so far.
+        received: Received,
     },
     /// A request failed before any content; an automatic retry waits until `until`.
     RetryDelay {
@@ -30,14 +31,41 @@ pub(crate) enum StreamPhase {
         /// The `api_req_failed` ask.
         ask_ts: u64,
     },
-    /// The reply is complete (or was cut short by the loop itself).
+    /// The reply is complete (or was cut short by the loop itself): every block is final,
+    /// the assistant turn is in the history and `api_req_started` has its figures.
     #[default]
     Ended,
-    /// The stream failed after content arrived.
+    /// The stream failed after content arrived: what streamed is in the history, with the
+    /// interruption notice.
     FailedMidStream {
         /// What went wrong.
         failure: Failure,
     },
+}
+
+/// What an open stream delivered so far.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub(crate) enum Received {
+    /// Not a byte: silence is a first-byte timeout, a failure is retried in the round.
+    #[default]
+    Nothing,
+    /// Bytes, but no text, reasoning or tool call yet: a failure is still retried in the round.
+    Bytes,
+    /// Content: a failure is mid-stream, and what streamed is kept.
+    Content,
+}
+
+/// Which blocks of the reply are no longer run, after a denial or (serial mode) after the
+/// first tool result. The stream is cut at the next chunk.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub(crate) enum Skip {
+    /// Every block is presented.
+    #[default]
+    Nothing,
+    /// A tool already ran in this message (serial mode): later tools are skipped.
+    AfterToolUse,
+    /// The user denied a tool: later tools are skipped with a notice saying so.
+    AfterRejection,
 }
 
 /// A block in presentation order: text and XML tool uses from the parser, native tool calls
@@ -61,8 +89,6 @@ pub(crate) struct ToolJob {
     pub(crate) call_id: Option<String>,
     /// `[name for '…']`, for results.
     pub(crate) description: String,
-    /// The message showing the call, if any.
-    pub(crate) ts: Option<u64>,
 }
 
 /// What the presenter waits for before it can move past the current block.
@@ -79,14 +105,17 @@ pub(crate) enum Wait {
     Approval { ask_ts: u64, job: ToolJob },
     /// The tool itself.
     Tool { id: u64, job: ToolJob, deadline: Option<u64> },
-    /// The PostToolUse hook, with the result to push after it.
-    PostHook { id: u64, job: ToolJob, result: Vec<ContentBlock>, failed: bool },
+    /// The PostToolUse hook, with the result text it was given and the blocks to push after it.
+    PostHook { id: u64, job: ToolJob, text: String, result: Vec<ContentBlock> },
     /// The answer to a follow-up question.
     Followup { ask_ts: u64, job: ToolJob },
     /// The TaskComplete hook.
     CompletionHook { id: u64, job: ToolJob },
     /// The user's verdict on a completion.
     CompletionAnswer { ask_ts: u64, job: ToolJob },
+    /// The task's outcome is decided while the reply still streams: the rest is read so that
+    /// the round's usage counts in full, then the task ends with `outcome`.
+    StreamEnd { outcome: Outcome },
 }
 
 /// A partial message whose newest state was held back by pacing.
@@ -101,8 +130,6 @@ pub(crate) enum Paced {
 /// Everything of one round.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub(crate) struct Round {
-    /// The user content this round sent.
-    pub(crate) sent_content: Vec<ContentBlock>,
     /// The next user content being collected (tool results, feedback, notices).
     pub(crate) user_content: Vec<ContentBlock>,
     /// The round's `api_req_started` message.
@@ -111,14 +138,6 @@ pub(crate) struct Round {
     pub(crate) stream_id: u64,
     /// Where the stream is.
     pub(crate) stream: StreamPhase,
-    /// Whether a text, reasoning or tool-call chunk arrived (a failure after it is mid-stream).
-    pub(crate) got_content: bool,
-    /// Whether every block is final (the stream ended).
-    pub(crate) finalized: bool,
-    /// Whether the assistant turn was added to the history.
-    pub(crate) recorded: bool,
-    /// Whether the `api_req_started` message has its final figures.
-    pub(crate) finalized_api_req: bool,
     #[serde(skip)]
     pub(crate) decoder: Option<StreamDecoder>,
     #[serde(skip)]
@@ -147,14 +166,12 @@ pub(crate) struct Round {
     pub(crate) natives_from: Option<usize>,
     /// The block being presented.
     pub(crate) index: usize,
-    /// The message showing the current block, and whether it is an ask.
-    pub(crate) index_ts: Option<(u64, bool)>,
+    /// The message showing the current block.
+    pub(crate) index_ts: Option<u64>,
     /// What the presenter waits for.
     pub(crate) wait: Wait,
-    /// The user denied a tool this round.
-    pub(crate) did_reject: bool,
-    /// A tool result was pushed this round (serial mode).
-    pub(crate) did_use_tool: bool,
+    /// Which later blocks are skipped.
+    pub(crate) skip: Skip,
     /// Context-window truncation already retried this round.
     pub(crate) context_retry_used: bool,
     /// The round's usage.
@@ -169,8 +186,8 @@ pub(crate) struct Round {
 
 impl Round {
     /// A round sending `content`, parsing tags of `tools`.
-    pub(crate) fn new(content: Vec<ContentBlock>, tools: Rc<ToolSet>) -> Self {
-        Self { sent_content: content, parser: IncrementalParser::new(tools), ..Self::default() }
+    pub(crate) fn new(tools: Rc<ToolSet>) -> Self {
+        Self { parser: IncrementalParser::new(tools), ..Self::default() }
     }
 
     /// Forgets everything the previous attempt streamed (a retry before any content).
@@ -187,8 +204,6 @@ impl Round {
         self.signature = None;
         self.redacted.clear();
         self.reasoning_ts = None;
-        self.got_content = false;
-        self.finalized = false;
         self.paced = None;
         self.decoder = None;
     }
@@ -204,12 +219,15 @@ impl Round {
     /// Whether the item at `pos` may still change.
     pub(crate) fn is_partial(&self, pos: usize) -> bool {
         let Some(item) = self.items.get(pos).copied() else { return true };
-        if self.finalized || self.natives_from.is_some_and(|first| pos < first) {
+        if self.stream == StreamPhase::Ended || self.natives_from.is_some_and(|first| pos < first) {
             return false;
         }
+        // NOTE: a native call stays partial until the reply ends, even once its arguments'
+        // JSON has closed (AGENT-LOOP §6.4): its approval, question or completion comes after
+        // the stream, so the turn is saved and the usage counted before anyone is asked.
         match item {
             Item::Parsed(n) => self.parser.block(n).map_or(true, |b| b.is_partial()),
-            Item::Native(n) => self.natives.calls().get(n).map_or(true, |c| !c.arguments.is_complete()),
+            Item::Native(_) => true,
         }
     }
 
@@ -228,7 +246,13 @@ impl Round {
         !self.parser.text().is_empty() || !self.natives.calls().is_empty()
     }
 
-    /// Whether the stream no longer delivers (ended or failed).
+    /// Whether content arrived on the open stream (a failure now is mid-stream).
+    pub(crate) fn got_content(&self) -> bool {
+        matches!(self.stream, StreamPhase::Open { received: Received::Content, .. })
+    }
+
+    /// Whether the stream no longer delivers (ended or failed): the reply is in the history
+    /// and `api_req_started` has its final figures.
     pub(crate) fn stream_done(&self) -> bool {
         matches!(self.stream, StreamPhase::Ended | StreamPhase::FailedMidStream { .. })
     }

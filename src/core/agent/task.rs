@@ -8,7 +8,7 @@ use std::collections::VecDeque;
 
 use serde::{Deserialize, Serialize};
 
-use super::config::{ConfigError, TaskConfig};
+use super::config::{ConfigError, DescribeFn, Describer, TaskConfig};
 use super::effect::{Effect, HookKind, Outcome};
 use super::history::DeletedRange;
 use super::message::{Message, MessageKind, SayKind, Transcript};
@@ -62,6 +62,8 @@ pub(crate) struct Ctx {
     pub(crate) config: TaskConfig,
     #[serde(skip)]
     pub(crate) tools: Rc<ToolSet>,
+    #[serde(skip)]
+    pub(crate) describer: Describer,
     pub(crate) now: u64,
     pub(crate) transcript: Transcript,
     pub(crate) history: Vec<conversation::Message>,
@@ -117,6 +119,12 @@ impl Task {
     pub fn new(config: TaskConfig) -> Result<Self, ConfigError> {
         let tools = Rc::new(config.validate()?);
         Ok(Self { ctx: Ctx { config, tools, ..Ctx::default() }, phase: Phase::NotStarted })
+    }
+
+    /// Sets the host function that names the subject of result headers for tools with
+    /// [`ToolSpec::describe`](super::ToolSpec::describe) set.
+    pub fn set_describer(&mut self, describe: Rc<DescribeFn>) {
+        self.ctx.describer = Describer(Some(describe));
     }
 
     /// The next effect to perform, oldest first.

@@ -125,19 +125,6 @@ pub fn mistake_limit_guidance() -> &'static str {
     "The model seems to be stuck. Guidance from you may help it (e.g. \"Try breaking the task into smaller steps\")."
 }
 
-/// `tool` description used in results: `[name for 'first required value']` or `[name]`.
-pub fn describe_call(name: &str, params: &[ParamSpec], values: &[(String, String)]) -> String {
-    let key = match name {
-        ASK_FOLLOWUP_QUESTION => Some("question"),
-        ATTEMPT_COMPLETION => None,
-        _ => params.iter().find(|p| p.required).or(params.first()).map(|p| p.name.as_str()),
-    };
-    match key.and_then(|key| values.iter().find(|(k, _)| k == key)) {
-        Some((_, value)) => format!("[{name} for '{value}']"),
-        None => format!("[{name}]"),
-    }
-}
-
 fn builtin_params(name: &str) -> Vec<ParamSpec> {
     let param = |name: &str, description: &str, required| ParamSpec {
         name: name.into(),

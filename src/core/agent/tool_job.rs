@@ -2,12 +2,13 @@
 //! and job from a block, its result blocks (`[desc] Result:` text, or a tool_result with the
 //! provider's call id), and the definitions sent for native tool calling.
 
-use super::config::TaskConfig;
+use super::config::{TaskConfig, ASK_FOLLOWUP_QUESTION};
 use super::round_state::{Item, Round, ToolJob};
 use super::task::Ctx;
 use super::texts;
 use crate::core::conversation::{Content, ContentBlock, ImageSource};
 use crate::core::json::Json;
+use crate::core::parser::REFERENCE_TOOLS;
 use crate::core::request::ToolDefinition;
 use crate::core::stream::NativeToolCall;
 
@@ -52,9 +53,9 @@ pub(crate) fn definitions(config: &TaskConfig) -> Vec<ToolDefinition> {
         .collect()
 }
 
-/// The job for the block at the current index.
-pub(crate) fn job_of(ctx: &Ctx, round: &Round, item: Item) -> ToolJob {
-    let (name, params, call_id) = match item {
+/// The name, parameters and provider call id (native calls) of the block `item`.
+pub(crate) fn call_of(round: &Round, item: Item) -> (String, Vec<(String, String)>, Option<String>) {
+    match item {
         Item::Parsed(n) => match round.parsed(n) {
             Some(block) => (
                 block.tool_name().unwrap_or_default().to_owned(),
@@ -67,10 +68,61 @@ pub(crate) fn job_of(ctx: &Ctx, round: &Round, item: Item) -> ToolJob {
             Some(call) => (call.name.clone(), native_params(call), Some(call.id.clone())),
             None => (String::new(), Vec::new(), None),
         },
+    }
+}
+
+/// The job for the block `item`, with its result header.
+pub(crate) fn job_of(ctx: &Ctx, round: &Round, item: Item) -> ToolJob {
+    let (name, params, call_id) = call_of(round, item);
+    let description = describe(ctx, &name, &params);
+    ToolJob { name, params, call_id, description }
+}
+
+/// The header of a call's results, `[name for '…']` (AGENT-LOOP §9.3): the tool's own
+/// `describe` when it has one and it answers, else the reference's wording for the
+/// reference's tool names, else the first required parameter (or the first one).
+pub(crate) fn describe(ctx: &Ctx, name: &str, params: &[(String, String)]) -> String {
+    let value = |key: &str| params.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str()).filter(|v| !v.is_empty());
+    let own = ctx.config.tool(name).filter(|t| t.describe).and_then(|_| ctx.describer.describe(name, params));
+    if let Some(subject) = own.filter(|s| !s.is_empty()) {
+        return format!("[{name} for '{subject}']");
+    }
+    let subject = match name {
+        "execute_command" => value("command"),
+        "read_file"
+        | "list_files"
+        | "list_code_definition_names"
+        | "write_to_file"
+        | "replace_in_file"
+        | "new_rule" => value("path").or_else(|| value("absolutePath")),
+        "search_files" => {
+            return match (value("regex"), value("file_pattern")) {
+                (Some(regex), Some(pattern)) => format!("[{name} for '{regex}' in '{pattern}']"),
+                (Some(regex), None) => format!("[{name} for '{regex}']"),
+                (None, _) => format!("[{name}]"),
+            }
+        }
+        "browser_action" => value("action"),
+        "use_mcp_tool" | "access_mcp_resource" => value("server_name"),
+        "web_fetch" => value("url"),
+        "web_search" => value("query"),
+        ASK_FOLLOWUP_QUESTION => value("question"),
+        "new_task" => return "[new_task for creating a new task]".to_owned(),
+        "apply_patch" => return "[apply_patch for patch application]".to_owned(),
+        "use_skill" => {
+            return value("skill_name").map_or_else(|| format!("[{name}]"), |s| format!("[{name} for \"{s}\"]"))
+        }
+        "use_subagents" => return "[subagents]".to_owned(),
+        _ if REFERENCE_TOOLS.contains(&name) => None,
+        _ => {
+            let spec = texts::params_of(&ctx.config, name);
+            spec.iter().find(|p| p.required).or(spec.first()).and_then(|p| value(&p.name))
+        }
     };
-    let spec = texts::params_of(&ctx.config, &name);
-    let description = texts::describe_call(&name, &spec, &params);
-    ToolJob { name, params, call_id, description, ts: round.index_ts.map(|(ts, _)| ts) }
+    match subject {
+        Some(subject) => format!("[{name} for '{subject}']"),
+        None => format!("[{name}]"),
+    }
 }
 
 /// Pushes a notice for `job` (a plain text block, or a tool_result for a native call).

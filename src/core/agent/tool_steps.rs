@@ -10,7 +10,7 @@ use super::config::{ASK_FOLLOWUP_QUESTION, ATTEMPT_COMPLETION};
 use super::effect::{codes, Effect, HookKind, HookResult, Outcome, ToolOutput};
 use super::message::{AskAnswer, AskKind, AskResponse, MessageKind, SayKind};
 use super::round_loop::hook_context;
-use super::round_state::{Round, ToolJob, Wait};
+use super::round_state::{Round, Skip, ToolJob, Wait};
 use super::task::Ctx;
 use super::texts;
 use crate::core::conversation::{Content, ContentBlock};
@@ -137,8 +137,8 @@ impl Ctx {
         let blocks = result_blocks(&job, &text, output.images, failed);
         if self.config.hooks.post_tool_use {
             let id = self.new_id();
-            self.hook(id, HookKind::PostToolUse, Some(job.name.clone()), job.params.clone(), Some(text));
-            round.wait = Wait::PostHook { id, job, result: blocks, failed };
+            self.hook(id, HookKind::PostToolUse, Some(job.name.clone()), job.params.clone(), Some(text.clone()));
+            round.wait = Wait::PostHook { id, job, text, result: blocks };
         } else {
             self.finish_tool(round, &job, blocks);
         }
@@ -177,7 +177,7 @@ impl Ctx {
         }
         round.user_content.extend(blocks);
         if !self.config.parallel_tool_calling {
-            round.did_use_tool = true;
+            round.skip = round.skip.max(Skip::AfterToolUse);
         }
     }
 
@@ -207,7 +207,7 @@ impl Ctx {
                 if answer.response == AskResponse::Yes {
                     self.run(round, job);
                 } else {
-                    round.did_reject = true;
+                    round.skip = Skip::AfterRejection;
                     self.finish_tool(round, &job, result_blocks(&job, texts::TOOL_DENIED, Vec::new(), true));
                 }
             }
@@ -291,13 +291,14 @@ impl Ctx {
             Wait::PreHook { id, job } => {
                 self.hook(*id, HookKind::PreToolUse, Some(job.name.clone()), job.params.clone(), None)
             }
-            Wait::PostHook { id, job, .. } => {
-                self.hook(*id, HookKind::PostToolUse, Some(job.name.clone()), job.params.clone(), None)
+            Wait::PostHook { id, job, text, .. } => {
+                let text = Some(text.clone());
+                self.hook(*id, HookKind::PostToolUse, Some(job.name.clone()), job.params.clone(), text);
             }
             Wait::CompletionHook { id, job } => {
                 self.hook(*id, HookKind::TaskComplete, Some(job.name.clone()), job.params.clone(), None);
             }
-            Wait::Checkpoint(_) | Wait::Idle => {}
+            Wait::Checkpoint(_) | Wait::StreamEnd { .. } | Wait::Idle => {}
         }
     }
 }
