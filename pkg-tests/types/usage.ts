@@ -4,7 +4,7 @@ import {
   AssistantMessageParser, parseAssistantMessage, readModelStream, sseDecoder, StreamDecoder,
   ToolCallAssembler, buildRequest, modelCost, Task, ClewStreamError, ClewTaskError, ClewError, ready,
   type Block, type Chunk, type HttpRequest, type NativeToolCall, type TaskMessage, type TaskOutcome,
-  type ModelSettings, type ModelRequest,
+  type ModelSettings, type ModelRequest, type TaskState,
 } from "clew";
 
 const blocks: Block[] = parseAssistantMessage("<read_file><path>a</path></read_file>");
@@ -57,7 +57,7 @@ const task = new Task({
     parameters: [{ name: "path", description: "where", required: true }],
     inputSchema: { type: "object" },
     execute: async (params, { signal, taskId }) => { void signal; void taskId; return { text: params.path ?? "", images: ["data:image/png;base64,AA=="] }; },
-  }, { name: "ping", execute: () => "pong" }],
+  }, { name: "ping", execute: () => "pong", describe: (params) => params.host }],
   say: (message: TaskMessage) => { const ts: number = message.ts; void ts; },
   ask: async (message) => (message.partial ? undefined : { response: "yesButtonClicked", text: "ok" }),
   autoApprove: { readOnly: true, all: false }, yolo: false, maxConsecutiveMistakes: 3, parallelToolCalling: true,
@@ -72,7 +72,9 @@ async function run(): Promise<void> {
   if (outcome.status === "completed") { const result: string = outcome.result; void result; }
   else { const code: string = outcome.error.code; void code; }
   task.abort("stop");
-  const state: string = task.state; const n: number = task.usage.totalCost + task.messages.length;
+  const state: TaskState = task.state;
+  // @ts-expect-error: not a state a task can be in
+  const wrong: typeof task.state = "running"; void wrong; const n: number = task.usage.totalCost + task.messages.length;
   void state; void n; void (new ClewTaskError("m", "C") instanceof ClewError);
   // @ts-expect-error: not a tool-calling mode
   new Task({ model: settings, toolCalling: "json" });

@@ -52,6 +52,22 @@ impl Driver {
         })
     }
 
+    /// Lets the machine ask the tools' `describe(params)` for the subject of their result
+    /// headers. The machine calls it synchronously; a throw or a value that is not a string
+    /// leaves the default header.
+    pub(super) fn install_describer(self: &Rc<Self>) {
+        let driver = Rc::downgrade(self);
+        let describe = move |name: &str, params: &[(String, String)]| -> Option<String> {
+            let driver = driver.upgrade()?;
+            let describe =
+                driver.callback(|c| c.tools.iter().find(|(n, ..)| n == name).and_then(|(.., d)| d.clone()))?;
+            call(&describe, &params_to_js(params)).ok()?.as_string()
+        };
+        if let Ok(mut machine) = self.machine.try_borrow_mut() {
+            machine.set_describer(Rc::new(describe));
+        }
+    }
+
     /// Runs `event` on the machine, then performs the effects it produced.
     pub(super) fn handle(self: &Rc<Self>, event: impl FnOnce(&mut Machine, u64)) {
         if let Ok(mut machine) = self.machine.try_borrow_mut() {
@@ -177,7 +193,7 @@ impl Driver {
     }
 
     fn run_tool(self: &Rc<Self>, id: u64, name: String, params: Vec<(String, String)>) {
-        let execute = self.callback(|c| c.tools.iter().find(|(n, _)| *n == name).map(|(_, f)| f.clone()));
+        let execute = self.callback(|c| c.tools.iter().find(|(n, ..)| *n == name).map(|(_, f, _)| f.clone()));
         let Some(execute) = execute else {
             let output = ToolOutput::error(format!("no execute function for {name}"));
             self.handle(|m, now| m.handle_tool_done(now, id, output));

@@ -45,6 +45,7 @@ impl Task {
             n.get()
         });
         let driver = Driver::new(machine, options.callbacks, options.model, format!("task-{id}"));
+        driver.install_describer();
         Ok(Self { driver })
     }
 
@@ -110,7 +111,7 @@ impl Task {
 
     /// What the task waits for: `"idle"`, `"stream"`, `"answer"`, `"tool"`, `"hook"`,
     /// `"checkpoint"`, `"retryDelay"`, `"presenting"` or `"finished"`.
-    #[wasm_bindgen(getter)]
+    #[wasm_bindgen(getter, unchecked_return_type = "TaskState")]
     pub fn state(&self) -> String {
         self.driver.machine.borrow().state().to_owned()
     }

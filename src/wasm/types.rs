@@ -192,6 +192,12 @@ export interface TaskTool {
   /** Cancel the call (its signal aborts) and report a failure after this many milliseconds. */
   timeoutMs?: number;
   execute(params: Record<string, string>, context: { signal: AbortSignal; taskId: string }): ToolResult | Promise<ToolResult>;
+  /**
+   * The subject of this tool's result headers (`[name for '<subject>'] Result:`), from a
+   * call's parameters. Called synchronously; keep it pure. Without it, or when it returns
+   * no string, the header names the first required parameter's value.
+   */
+  describe?(params: Record<string, string>): string | undefined;
 }
 
 /** What a hook receives. */
@@ -237,6 +243,10 @@ export interface TaskOptions {
   checkpoint?: { save?: () => void | Promise<void>; initial?: () => void | Promise<void> };
   hooks?: { taskStart?: Hook; taskCancel?: Hook; taskComplete?: Hook; preToolUse?: Hook; postToolUse?: Hook };
 }
+
+/** What a task waits for. */
+export type TaskState =
+  | "idle" | "stream" | "answer" | "tool" | "hook" | "checkpoint" | "retryDelay" | "presenting" | "finished";
 
 /** How a task ended; `error` is a `ClewTaskError` with a stable `code`. */
 export type TaskOutcome =

@@ -15,6 +15,7 @@ mod harness;
 mod abort;
 mod loop_rounds;
 mod native;
+mod options;
 mod presentation;
 mod retries;
 mod snapshot;

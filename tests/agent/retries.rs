@@ -156,3 +156,15 @@ fn a_wake_up_that_comes_early_asks_for_another() {
     assert!(again.contains(&Effect::WakeAt(Some(due))), "asks again: {again:?}");
     assert_eq!(h.task.state(), "retryDelay");
 }
+
+#[test]
+fn yolo_says_why_it_gives_up_whichever_path_failed() {
+    let config = TaskConfig { yolo: true, retry: RetryPolicy { max_retries: 0, ..RetryPolicy::default() }, ..config() };
+    let first_chunk = Harness::new(config.clone(), vec![fail(http(500, "boom"))]).start("t").says_of("error").len();
+    let cut = Reply::FailAfter(vec![text_line("Half")], http(500, "cut"));
+    let mut mid = Harness::new(config, vec![cut]);
+    mid.start("t");
+    assert!(matches!(mid.outcome(), Some(Outcome::Failed { code, .. }) if code == codes::RETRIES_EXHAUSTED));
+    assert_eq!(first_chunk, 1);
+    assert_eq!(mid.says_of("error").len(), 1, "a mid-stream failure says why too");
+}

@@ -99,3 +99,29 @@ fn a_snapshot_is_plain_json_and_a_bad_one_is_a_typed_error() {
     let error = Task::restore("{\"version\":2}", 0).unwrap_err();
     assert_eq!(error.field, "snapshot");
 }
+
+#[test]
+fn a_post_tool_use_hook_reissued_after_a_restore_gets_the_tools_result() {
+    use clew::agent::{Effect, HookKind, HookSet};
+    let config = TaskConfig { hooks: HookSet { post_tool_use: true, ..HookSet::default() }, ..config() };
+    let script = || vec![text(&["<read><path>a</path></read>"]), completion("ok")];
+    let mut h = Harness::new(config.clone(), script());
+    h.pause = Some(Box::new(|task| task.state() == "hook"));
+    h.start("t");
+    assert_eq!(h.task.state(), "hook");
+    let mut rest = Harness::new(config, Vec::new());
+    rest.task = Task::restore(&h.task.snapshot(), h.now).unwrap();
+    rest.now = h.now;
+    rest.model = script().into_iter().skip(h.requests.len()).collect();
+    rest.run();
+    let results: Vec<_> = rest
+        .effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::RunHook { kind: HookKind::PostToolUse, result, .. } => Some(result.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(results, vec![Some("read ran with path=a".to_owned())]);
+    assert!(matches!(rest.outcome(), Some(clew::agent::Outcome::Completed { .. })));
+}

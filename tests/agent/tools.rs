@@ -282,3 +282,107 @@ fn a_partial_ask_is_never_answered_an_answer_to_it_is_ignored() {
     assert!(h.tool_calls.is_empty(), "the complete ask was answered no");
     assert!(h.history_texts(2)[0].ends_with(TOOL_DENIED));
 }
+
+fn headers_config(tools: &[(&str, &[&str])]) -> TaskConfig {
+    use clew::agent::ParamSpec;
+    let tools = tools
+        .iter()
+        .map(|(name, params)| ToolSpec {
+            name: (*name).into(),
+            parameters: params
+                .iter()
+                .map(|p| ParamSpec { name: (*p).into(), description: String::new(), required: false })
+                .collect(),
+            read_only: true,
+            ..ToolSpec::default()
+        })
+        .collect();
+    TaskConfig {
+        tools,
+        parallel_tool_calling: true,
+        auto_approve: clew::agent::AutoApprove { read_only: true, all: false },
+        ..config()
+    }
+}
+
+/// The result headers of one reply calling these XML tools.
+fn headers_of(config: TaskConfig, calls: &str) -> Vec<String> {
+    let mut h = Harness::new(config, vec![text(&[calls]), completion("ok")]);
+    h.start("t");
+    h.history_texts(2).into_iter().filter_map(|t| t.split(" Result:").next().map(str::to_owned)).collect()
+}
+
+#[test]
+fn result_headers_name_what_the_reference_names_for_its_own_tools() {
+    let config = headers_config(&[
+        ("search_files", &["path", "regex", "file_pattern"]),
+        ("use_mcp_tool", &["server_name", "tool_name", "arguments"]),
+        ("execute_command", &["requires_approval", "command"]),
+        ("write_to_file", &["absolutePath", "content"]),
+        ("browser_action", &["url", "action"]),
+        ("new_task", &["context"]),
+        ("use_subagents", &["prompt_1"]),
+        ("load_mcp_documentation", &["path"]),
+    ]);
+    let calls = "<search_files><path>src</path><regex>fn main</regex><file_pattern>*.rs</file_pattern></search_files>\n\
+        <search_files><path>src</path><regex>todo</regex></search_files>\n\
+        <use_mcp_tool><server_name>github</server_name><tool_name>get_issue</tool_name><arguments>{}</arguments></use_mcp_tool>\n\
+        <execute_command><requires_approval>false</requires_approval><command>ls -la</command></execute_command>\n\
+        <write_to_file><absolutePath>/w/a.txt</absolutePath><content>x</content></write_to_file>\n\
+        <browser_action><url>http://x</url><action>launch</action></browser_action>\n\
+        <new_task><context>next</context></new_task>\n\
+        <use_subagents><prompt_1>look</prompt_1></use_subagents>\n\
+        <load_mcp_documentation><path>p</path></load_mcp_documentation>";
+    assert_eq!(
+        headers_of(config, calls),
+        vec![
+            "[search_files for 'fn main' in '*.rs']",
+            "[search_files for 'todo']",
+            "[use_mcp_tool for 'github']",
+            "[execute_command for 'ls -la']",
+            "[write_to_file for '/w/a.txt']",
+            "[browser_action for 'launch']",
+            "[new_task for creating a new task]",
+            "[subagents]",
+            "[load_mcp_documentation]",
+        ]
+    );
+}
+
+#[test]
+fn result_headers_of_other_tools_name_their_first_required_parameter() {
+    let mut config = headers_config(&[("lookup", &["scope", "term"])]);
+    config.tools[0].parameters[1].required = true;
+    assert_eq!(headers_of(config, "<lookup><scope>all</scope><term>rust</term></lookup>"), vec!["[lookup for 'rust']"]);
+}
+
+#[test]
+fn a_tools_describe_names_the_subject_of_its_result_header() {
+    let mut config = headers_config(&[("lookup", &["scope", "term"]), ("read_file", &["path"])]);
+    config.tools[0].describe = true;
+    let calls = "<lookup><scope>all</scope><term>rust</term></lookup>\n<read_file><path>a.md</path></read_file>";
+    let mut h = Harness::new(config, vec![text(&[calls]), completion("ok")]);
+    h.task.set_describer(std::rc::Rc::new(|name: &str, params: &[(String, String)]| {
+        let scope = params.iter().find(|(k, _)| k == "scope").map(|(_, v)| v.clone())?;
+        Some(format!("{name} in {scope}"))
+    }));
+    h.start("t");
+    let texts = h.history_texts(2);
+    assert!(texts[0].starts_with("[lookup for 'lookup in all'] Result:"), "{texts:?}");
+    assert!(texts[1].starts_with("[read_file for 'a.md'] Result:"), "a tool without describe keeps its rule");
+}
+
+#[test]
+fn a_denial_skips_later_tools_with_its_own_notice_even_in_serial_mode() {
+    let reply = text(&["<write><path>a</path><content>x</content></write>\n<read><path>b</path></read>"]);
+    let mut h = Harness::new(config(), vec![reply, completion("ok")]);
+    h.ask = Box::new(|m| match m.kind {
+        _ if m.is_partial() => None,
+        MessageKind::Ask(AskKind::Tool) => Some(AskAnswer::button(AskResponse::No)),
+        _ => Some(AskAnswer::button(AskResponse::Yes)),
+    });
+    h.start("t");
+    let next = h.history_texts(2);
+    assert!(next.iter().any(|t| t.contains("skipped because the user rejected")), "{next:?}");
+    assert!(!next.iter().any(|t| t.contains("was not run")), "the rejection notice wins: {next:?}");
+}
