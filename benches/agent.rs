@@ -46,7 +46,6 @@ fn run_task(config: &TaskConfig, replies: &[Vec<Vec<u8>>]) -> usize {
                     task.handle_stream_bytes(now, stream, piece);
                     while let Some(effect) = task.poll_effect() {
                         match effect {
-                            Effect::SchedulePresentation => task.handle_present(now),
                             Effect::Say(_) => says += 1,
                             other => queue.push_back(other),
                         }
@@ -54,7 +53,6 @@ fn run_task(config: &TaskConfig, replies: &[Vec<Vec<u8>>]) -> usize {
                 }
                 task.handle_stream_end(now, stream);
             }
-            Effect::SchedulePresentation => task.handle_present(now),
             Effect::Say(_) => says += 1,
             Effect::Ask(message) if !message.is_partial() => {
                 task.handle_ask_answer(now, message.ts, AskAnswer::button(AskResponse::Yes));

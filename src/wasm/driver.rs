@@ -106,10 +106,6 @@ impl Driver {
                     controller.abort();
                 }
             }
-            Effect::SchedulePresentation => {
-                let me = Rc::clone(self);
-                spawn(Box::pin(async move { me.handle(|m, now| m.handle_present(now)) }));
-            }
             Effect::Say(message) => {
                 if let Some(say) = self.callback(|c| c.say.clone()) {
                     let _ = call(&say, &message_to_js(&message)).map(|v| swallow(&v));

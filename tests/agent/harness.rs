@@ -1,6 +1,6 @@
 //! A driver for native tests: a scripted model (bytes per request), scripted answers and
 //! tools, and a fake clock. Effects are answered through a queue of events, as a real
-//! driver's promises would be; presentation passes jump the queue, as microtasks do.
+//! driver's promises would be.
 
 use std::collections::VecDeque;
 
@@ -60,7 +60,6 @@ enum Event {
     Bytes(u64, Vec<u8>),
     End(u64),
     Failed(u64, StreamError),
-    Present,
     Answer(u64, AskAnswer),
     ToolDone(u64, ToolOutput),
     Checkpoint(u64),
@@ -186,7 +185,6 @@ impl Harness {
             Event::Bytes(stream, bytes) => E::StreamBytes { stream: *stream, bytes },
             Event::End(stream) => E::StreamEnded { stream: *stream },
             Event::Failed(stream, error) => E::StreamFailed { stream: *stream, error: error.clone() },
-            Event::Present => E::Present,
             Event::Answer(ts, answer) => E::AskAnswered { ts: *ts, answer: answer.clone() },
             Event::ToolDone(id, output) => E::ToolDone { id: *id, output: output.clone() },
             Event::Checkpoint(id) => E::CheckpointSaved { id: *id, ok: true },
@@ -219,7 +217,6 @@ impl Harness {
                     self.streams.push((stream, events));
                     self.queue_next_read(stream);
                 }
-                Effect::SchedulePresentation => self.queue.push_front(Event::Present),
                 Effect::Ask(message) if !message.is_partial() => {
                     if let Some(answer) = (self.ask)(&message) {
                         self.queue.push_back(Event::Answer(message.ts, answer));

@@ -30,8 +30,6 @@ fn many_chunks_of_one_read_are_presented_in_one_pass() {
     h.start("t");
     let partials = h.says_of("text").into_iter().filter(|m| m.is_partial()).count();
     assert_eq!(partials, 1, "one read, one pass, one partial say");
-    let passes = h.effects.iter().filter(|e| matches!(e, Effect::SchedulePresentation)).count();
-    assert!(passes >= 1);
 }
 
 #[test]

@@ -49,10 +49,6 @@ pub enum Effect {
         /// The stream's id.
         stream: u64,
     },
-    /// Hand a presentation pass back as [`Task::handle_present`](super::Task::handle_present)
-    /// once the current work is done (on the microtask queue). Requested at most once until
-    /// it arrives.
-    SchedulePresentation,
     /// Show a say message, or update the one with the same `ts`.
     Say(Message),
     /// Show an ask. A complete ask waits for

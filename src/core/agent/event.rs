@@ -36,8 +36,6 @@ pub enum Event<'a> {
         /// What went wrong.
         error: StreamError,
     },
-    /// A presentation pass asked for with `SchedulePresentation`.
-    Present,
     /// The answer to an ask.
     AskAnswered {
         /// The ask's ts.
@@ -84,7 +82,6 @@ impl Task {
             Event::StreamBytes { stream, bytes } => self.handle_stream_bytes(now, stream, bytes),
             Event::StreamEnded { stream } => self.handle_stream_end(now, stream),
             Event::StreamFailed { stream, error } => self.handle_stream_failed(now, stream, &error),
-            Event::Present => self.handle_present(now),
             Event::AskAnswered { ts, answer } => self.handle_ask_answer(now, ts, answer),
             Event::ToolDone { id, output } => self.handle_tool_done(now, id, output),
             Event::CheckpointSaved { id, ok } => self.handle_checkpoint_saved(now, id, ok),

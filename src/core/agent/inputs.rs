@@ -57,16 +57,6 @@ impl Task {
         self.advance();
     }
 
-    /// A presentation pass requested with [`Effect::SchedulePresentation`].
-    pub fn handle_present(&mut self, now: u64) {
-        self.ctx.tick(now);
-        if let Phase::InRound(round) = &mut self.phase {
-            round.presentation_scheduled = false;
-            self.ctx.present(round);
-        }
-        self.advance();
-    }
-
     /// The answer to the ask `ts`.
     pub fn handle_ask_answer(&mut self, now: u64, ts: u64, answer: AskAnswer) {
         self.ctx.tick(now);

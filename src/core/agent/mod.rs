@@ -12,8 +12,8 @@
 //! presenter with a lock and a pending flag and polls flags from concurrent promises, here
 //! "what are we waiting for" is one enum value ([`Task::state`]): an event that does not
 //! match it (a stale stream's bytes, an answer to an ask that is no longer pending, a tool
-//! result after abort) is ignored, and a presentation pass asked for during another simply
-//! runs after it, once. Between events the whole state is plain data, which is also why it
+//! result after abort) is ignored, and a presentation pass runs inside the event that brought
+//! something to present. Between events the whole state is plain data, which is also why it
 //! serializes ([`Task::snapshot`]).
 //!
 //! The three nested loops of the reference are one loop with explicit exits: a round is a

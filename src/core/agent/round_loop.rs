@@ -35,9 +35,11 @@ impl Task {
             self.stream_failed(&error);
         } else if end {
             self.end_of_stream();
-        } else if !round.presentation_scheduled {
-            round.presentation_scheduled = true;
-            self.ctx.effects.push_back(Effect::SchedulePresentation);
+        } else {
+            // NOTE: one pass per read, in the same call: every chunk of the read is in by now,
+            // and a pass that finds nothing new is cheap. Scheduling it on the microtask queue
+            // instead cost a second entry into the wasm per read (measured in BENCHMARKS.md).
+            self.ctx.present(round);
         }
         self.advance();
     }

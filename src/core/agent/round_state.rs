@@ -176,8 +176,6 @@ pub(crate) struct Round {
     pub(crate) context_retry_used: bool,
     /// The round's usage.
     pub(crate) usage: Usage,
-    /// Whether a presentation pass was requested and has not run.
-    pub(crate) presentation_scheduled: bool,
     /// A held-back partial update, and when it is due.
     pub(crate) paced: Option<(Paced, u64)>,
     /// The last partial update sent: message ts and time.

@@ -65,8 +65,6 @@ impl Task {
             }
             Phase::InRound(round) => {
                 round.restore(std::rc::Rc::clone(&self.ctx.tools));
-                // NOTE: a pass requested before the snapshot will not arrive in the new driver.
-                round.presentation_scheduled = false;
                 if let StreamPhase::RetryAsk { ask_ts } = round.stream {
                     self.ctx.reissue_ask(ask_ts);
                 }
