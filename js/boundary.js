@@ -16,6 +16,11 @@ export async function clew_pump(stream, push) {
     if (stop) { reader.cancel().catch(() => {}); return; }
   }
 }
+export function clew_request(head, tail, messages) {
+  const request = JSON.parse(head + tail);
+  request.messages = typeof structuredClone === 'function' ? structuredClone(messages) : JSON.parse(JSON.stringify(messages));
+  return request;
+}
 export function clew_try(f, self, a, b) {
   try { return { ok: true, value: f.call(self, a, b) }; } catch (error) { return { ok: false, value: error }; }
 }
@@ -82,6 +87,34 @@ export function clew_define(object, key, value) {
 // stream drops what its queue still holds.
 async function drained(controller) {
   while ((controller.desiredSize ?? 0) < 0) await new Promise((resolve) => setTimeout(resolve, 1));
+}
+
+// The chunk objects of a push (src/wasm/stream.rs `chunks_to_js`), shaped as their JSON:
+// members in the same order, an absent one left out.
+export function clew_chunk(out, kind, a, b, c, d) {
+  let chunk;
+  if (kind === 0) chunk = { type: "text", text: a };
+  else if (kind === 1) {
+    chunk = { type: "reasoning", reasoning: a };
+    if (b !== undefined) chunk.signature = b;
+    if (c !== undefined) chunk.redacted_data = c;
+  } else if (kind === 2) {
+    const call = a === undefined ? {} : { call_id: a };
+    const f = {};
+    if (b !== undefined) f.id = b;
+    if (c !== undefined) f.name = c;
+    if (d !== undefined) f.arguments = d;
+    call.function = f;
+    chunk = { type: "tool_calls", tool_call: call };
+  } else chunk = { type: "stop", reason: a };
+  out.push(chunk);
+}
+export function clew_usage(out, input, output, write, read, cost) {
+  const usage = { type: "usage", inputTokens: input, outputTokens: output };
+  if (write !== undefined) usage.cacheWriteTokens = write;
+  if (read !== undefined) usage.cacheReadTokens = read;
+  if (cost !== undefined) usage.totalCost = cost;
+  out.push(usage);
 }
 
 export function clew_transform(push, finish) {

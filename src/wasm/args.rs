@@ -28,21 +28,24 @@ pub(crate) fn text(value: &JsValue, what: &str) -> Result<String, JsValue> {
 /// Bytes from a `Uint8Array` or an `ArrayBuffer` (a detached one holds none), copied into
 /// `buffer`.
 pub(crate) fn bytes(value: &JsValue, what: &str, buffer: &mut Vec<u8>) -> Result<(), JsValue> {
-    buffer.clear();
     let view;
     let array = if let Some(array) = value.dyn_ref::<Uint8Array>() {
         array
     } else if let Some(data) = value.dyn_ref::<ArrayBuffer>() {
         // NOTE: a detached ArrayBuffer has no bytes, and a view on it cannot be made.
         if data.byte_length() == 0 {
+            buffer.clear();
             return Ok(());
         }
         view = Uint8Array::new(data);
         &view
     } else {
+        buffer.clear();
         let message = format!("{what} must be a Uint8Array or an ArrayBuffer, not {}", kind(value));
         return Err(type_error(Code::InvalidArgument, &message));
     };
+    // NOTE: the buffer is reused from call to call, so only the bytes past its old length
+    // are zeroed (at opt-level "z" that runs byte by byte); `copy_to` overwrites them all.
     buffer.resize(array.length() as usize, 0);
     array.copy_to(buffer);
     Ok(())

@@ -35,6 +35,8 @@ pub(super) struct Driver {
     timer: RefCell<Option<Timeout>>,
     pub(super) resolve: RefCell<Option<Function>>,
     pumping: Cell<bool>,
+    /// Each history message as a JS object, once it crossed (model_stream.rs).
+    history_js: RefCell<Vec<JsValue>>,
 }
 
 impl Driver {
@@ -49,6 +51,7 @@ impl Driver {
             timer: RefCell::new(None),
             resolve: RefCell::new(None),
             pumping: Cell::new(false),
+            history_js: RefCell::new(Vec::new()),
         })
     }
 

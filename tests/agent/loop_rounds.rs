@@ -208,3 +208,48 @@ fn a_refusal_is_shown_as_text_not_taken_for_an_empty_reply() {
     assert_eq!(h.first_text(), "I can't help with that.");
     assert!(h.history_texts(2)[0].starts_with("[ERROR]"), "the no-tools reminder follows");
 }
+
+#[test]
+fn each_history_message_is_written_once_and_every_request_carries_its_exact_json() {
+    use clew::conversation::Message;
+    let overflow = || fail(http(400, r#"{"error":{"type":"invalid_request_error","message":"prompt is too long"}}"#));
+    let native = |id: &str| {
+        anthropic_reply(&[Part::Text("Reading."), Part::Tool { id, name: "read", json: &["{\"path\":\"a\"}"] }], 3)
+    };
+    let cut = Reply::FailAfter(
+        vec![sse(
+            "message_start",
+            serde_json::json!({"type":"message_start","message":{"id":"m","usage":{"input_tokens":1,"output_tokens":0}}}),
+        )],
+        http(500, "cut"),
+    );
+    let done = anthropic_reply(&[Part::Text("<attempt_completion><result>ok</result></attempt_completion>")], 1);
+    let script =
+        vec![native("toolu_1"), native("toolu_2"), native("toolu_3"), overflow(), cut, native("toolu_4"), done];
+    let config = TaskConfig { format: clew::stream::Format::Anthropic, ..config() };
+    let mut h = Harness::new(config, script);
+    h.start("t");
+    assert!(matches!(h.outcome(), Some(Outcome::Completed { .. })), "{:?}", h.outcome());
+    assert_eq!(h.requests.len(), 7);
+    assert!(h.requests[4].messages.len() < h.requests[3].messages.len(), "a truncated request is among them");
+    let mut shared = 0;
+    for (i, request) in h.requests.iter().enumerate() {
+        let written = request.messages_json.as_ref().expect("the loop writes its requests' messages");
+        assert_eq!(written.len(), request.messages.len());
+        for (message, json) in request.messages.iter().zip(written) {
+            assert_eq!(*json.text, Message::to_json(message).to_string(), "request {i}");
+        }
+        assert_eq!(request.to_json_text(), request.to_json().to_string(), "request {i}");
+        if let Some(previous) = i.checked_sub(1).and_then(|p| h.requests.get(p)) {
+            let before = previous.messages_json.iter().flatten();
+            let reused =
+                written.iter().filter(|m| before.clone().any(|b| std::rc::Rc::ptr_eq(&b.text, &m.text))).count();
+            shared += reused;
+        }
+    }
+    assert!(shared > 10, "history messages are written once and shared by later requests ({shared})");
+    assert!(
+        h.requests.iter().flat_map(|r| r.messages_json.iter().flatten()).any(|m| m.history_index.is_none()),
+        "a changed message is written for its request"
+    );
+}

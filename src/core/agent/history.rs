@@ -54,7 +54,17 @@ pub fn next_truncation(history: &[Message], current: Option<DeletedRange>, how: 
 /// What a request sends: the history without the deleted range (with a notice where the gap
 /// is), every native tool call paired with its result or turned into text.
 pub fn request_messages(history: &[Message], range: Option<DeletedRange>) -> Vec<Message> {
+    request_messages_sourced(history, range).0
+}
+
+/// [`request_messages`], and for each message the index of the history message it is
+/// unchanged from (`None` for a message the request changed), so that its JSON can be reused.
+pub(crate) fn request_messages_sourced(
+    history: &[Message],
+    range: Option<DeletedRange>,
+) -> (Vec<Message>, Vec<Option<usize>>) {
     let mut out: Vec<Message> = Vec::with_capacity(history.len());
+    let mut sources = Vec::with_capacity(history.len());
     for (i, message) in history.iter().enumerate() {
         if let Some(range) = range {
             if (range.start..=range.end).contains(&i) {
@@ -64,13 +74,19 @@ pub fn request_messages(history: &[Message], range: Option<DeletedRange>) -> Vec
                 let mut blocks = vec![ContentBlock::Text { text: texts::history_truncated().to_owned() }];
                 blocks.extend(message.content.blocks());
                 out.push(Message { role: message.role, content: Content::Blocks(blocks) });
+                sources.push(None);
                 continue;
             }
         }
         out.push(message.clone());
+        sources.push(Some(i));
     }
-    pair_tool_calls(&mut out);
-    out
+    for changed in pair_tool_calls(&mut out) {
+        if let Some(source) = sources.get_mut(changed) {
+            *source = None;
+        }
+    }
+    (out, sources)
 }
 
 /// The ids `pick` finds in the blocks of `message`.
@@ -99,7 +115,9 @@ fn result_ids(message: &Message) -> HashSet<String> {
 
 /// Turns tool_use blocks without a result in the next user message, and tool_result blocks
 /// without a call in the previous assistant message, into text: providers reject both.
-fn pair_tool_calls(messages: &mut [Message]) {
+/// Returns the indices of the messages it changed.
+fn pair_tool_calls(messages: &mut [Message]) -> Vec<usize> {
+    let mut changed = Vec::new();
     let calls: Vec<HashSet<String>> = messages.iter().map(call_ids).collect();
     let results: Vec<HashSet<String>> = messages.iter().map(result_ids).collect();
     let empty = HashSet::new();
@@ -131,8 +149,12 @@ fn pair_tool_calls(messages: &mut [Message]) {
                 _ => continue,
             };
             *block = ContentBlock::Text { text };
+            if changed.last() != Some(&i) {
+                changed.push(i);
+            }
         }
     }
+    changed
 }
 
 /// The context budget of a model: above it, the history is truncated before the request.

@@ -3,7 +3,7 @@
 
 use std::rc::Rc;
 
-use js_sys::{Object, Reflect};
+use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -13,6 +13,13 @@ use super::super::task_convert::get;
 use super::Driver;
 use crate::core::request::{build_request, ModelRequest};
 use crate::core::stream::StreamError;
+
+#[wasm_bindgen(module = "/js/boundary.js")]
+extern "C" {
+    /// The request whose JSON text is `head` + `tail` (no messages), with a structured clone
+    /// of `messages` as its messages.
+    fn clew_request(head: &str, tail: &str, messages: &Array) -> JsValue;
+}
 
 impl Driver {
     pub(super) fn open_stream(self: &Rc<Self>, stream: u64, mut request: ModelRequest) {
@@ -30,7 +37,7 @@ impl Driver {
             let _ = Reflect::set(&init, &"signal".into(), &signal);
             let opened = match custom {
                 Some(custom) => {
-                    let req = super::super::json_js::to_js(&request.to_json());
+                    let req = me.request_to_js(request);
                     call_with(&custom, &JsValue::UNDEFINED, &req, &init)
                 }
                 None => {
@@ -98,6 +105,41 @@ impl Driver {
             }
             Err(error) => self.stream_failed(stream, StreamError::Network { message: error_message(&error) }),
         }
+    }
+
+    /// The request as a JS object for `model.request`. Each history message's JSON crosses
+    /// into JS and is parsed once, the object kept for the next requests; each request gets
+    /// a structured clone of them, so that a `model.request` that changes its request cannot
+    /// change the next one. Measured in BENCHMARKS.md: a round's cost grows with the history
+    /// no faster than `JSON.stringify` of the request.
+    fn request_to_js(&self, mut request: ModelRequest) -> JsValue {
+        let Some(messages) = request.messages_json.take() else {
+            return super::super::json_js::text_to_js(&request.to_json_text());
+        };
+        let parts = Array::new_with_length(messages.len() as u32);
+        let mut cache = self.history_js.borrow_mut();
+        for (i, message) in messages.iter().enumerate() {
+            let parse = || super::super::json_js::text_to_js(&message.text);
+            let object = match message.history_index {
+                Some(at) => {
+                    if cache.len() <= at {
+                        cache.resize(at + 1, JsValue::UNDEFINED);
+                    }
+                    match cache.get_mut(at) {
+                        Some(slot) if slot.is_object() => slot.clone(),
+                        Some(slot) => {
+                            *slot = parse();
+                            slot.clone()
+                        }
+                        None => parse(),
+                    }
+                }
+                None => parse(),
+            };
+            parts.set(i as u32, object);
+        }
+        let (head, tail) = request.json_text_around_messages();
+        clew_request(&head, &tail, &parts)
     }
 
     fn is_current(&self, stream: u64) -> bool {
