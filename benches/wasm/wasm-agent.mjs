@@ -5,9 +5,12 @@
 // 2. One task round over each 5,000-delta SSE body, delivered one SSE event per read(),
 //    from bytes to the last say (plus a one-event completion round). Beside it, in the
 //    same run, the floor: plain JS reading the same stream event by event with TextDecoder
-//    and JSON.parse, doing nothing else.
-// Times are the minimum wall time over repeated runs (the work is CPU-bound: every read
-// resolves at once).
+//    and JSON.parse, doing nothing else. Judged by the median of the ratios of adjacent
+//    pairs (clew, floor), which is steadier on a shared machine than the best of each.
+// 3. A 50-round task whose history grows by a ~5 KB tool result a round: the cost of a
+//    round at the start and at the end (from one request to the next, every read resolving
+//    at once), beside JSON.stringify of the same requests.
+// Times are wall clock (the work is CPU-bound: every read resolves at once).
 import { readFileSync } from "node:fs";
 
 const [pkgDir, fixtures] = process.argv.slice(2);
@@ -22,6 +25,23 @@ function streamOf(pieces) {
       else controller.close();
     },
   });
+}
+
+/** Median wall times of `a` and `b` run alternately, and the median of the ratios a/b of each adjacent pair. */
+async function pairs(runs, a, b) {
+  for (let i = 0; i < 3; i++) { await a(); await b(); }
+  const ta = [], tb = [], ratios = [];
+  for (let i = 0; i < runs; i++) {
+    const times = [];
+    for (const f of [a, b]) {
+      const start = process.hrtime.bigint();
+      await f();
+      times.push(Number(process.hrtime.bigint() - start) / 1e6);
+    }
+    ta.push(times[0]); tb.push(times[1]); ratios.push(times[0] / times[1]);
+  }
+  const median = (xs) => [...xs].sort((x, y) => x - y)[xs.length >> 1];
+  return [median(ta), median(tb), median(ratios)];
 }
 
 /** Minimum wall times of `a` and `b`, run alternately so that both see the same machine load. */
@@ -99,7 +119,45 @@ for (const [name, format] of [["sse-anthropic-5000", "anthropic"], ["sse-openai-
   const body = readFileSync(`${fixtures}/${name}.txt`, "utf8");
   const events = body.split(/(?<=\n\n)/).map((e) => enc.encode(e));
   const replies = [events, [enc.encode(completions[format])]];
-  const [clew, floor] = await minTimesInterleaved(25, () => runTask(format, replies), () => jsFloor(events));
+  const [clew, floor, ratio] = await pairs(25, () => runTask(format, replies), () => jsFloor(events));
   const n = events.length;
-  console.log(`| one round of ${name}, one SSE event per read | ${n} | ${clew.toFixed(2)} ms | – | ${(clew * 1e3 / n).toFixed(2)} µs | ${floor.toFixed(2)} ms (${(floor * 1e3 / n).toFixed(2)} µs per event) | ${(clew / floor).toFixed(2)}x |`);
+  console.log(`| one round of ${name}, one SSE event per read | ${n} | ${clew.toFixed(2)} ms | – | ${(clew * 1e3 / n).toFixed(2)} µs | ${floor.toFixed(2)} ms (${(floor * 1e3 / n).toFixed(2)} µs per event) | ${ratio.toFixed(2)}x (median of pairs) |`);
 }
+
+// 3. The growing history.
+const result = ("x".repeat(60) + "\n").repeat(85);
+async function historyTask() {
+  let n = 0, last = 0;
+  const costs = [], requests = [];
+  const task = new Task({
+    model: { format: "chunks", request: (req) => {
+      const now = performance.now();
+      if (n > 0) costs.push(now - last);
+      requests.push(req);
+      const text = n === 49 ? "<attempt_completion><result>done</result></attempt_completion>" : `Reading.<read_file><path>f${n}</path></read_file>`;
+      n++;
+      const stream = streamOf([enc.encode(JSON.stringify({ type: "text", text }) + "\n")]);
+      last = performance.now();
+      return stream;
+    } },
+    tools: [{ name: "read_file", readOnly: true, parameters: [{ name: "path", required: true }], execute: () => result }],
+    autoApprove: { readOnly: true }, say: () => {}, ask: () => ({ response: "yesButtonClicked" }),
+  });
+  await task.start("go");
+  task.free();
+  return { costs, requests };
+}
+const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+for (let i = 0; i < 3; i++) await historyTask();
+const runs = [];
+for (let i = 0; i < 15; i++) runs.push(await historyTask());
+const costAt = (k) => median(runs.map((r) => r.costs[k]));
+const early = median([costAt(0), costAt(1), costAt(2)]), late = median([costAt(46), costAt(47), costAt(48)]);
+const stringify = (req) => { const xs = []; for (let i = 0; i < 41; i++) { const s = performance.now(); for (let j = 0; j < 10; j++) JSON.stringify(req); xs.push((performance.now() - s) / 10); } return median(xs); };
+const reqs = runs[0].requests;
+const sEarly = median([1, 2, 3].map((k) => stringify(reqs[k]))), sLate = median([47, 48, 49].map((k) => stringify(reqs[k])));
+const kb = (JSON.stringify(reqs[48]).length / 1024).toFixed(0);
+console.log();
+console.log("| 50 rounds, history growing ~5 KB a round | round 2-4 | round 47-49 | growth | JSON.stringify of the request, round 2-4 → 47-49 | growth | clew growth / JSON.stringify growth |");
+console.log("|---|---|---|---|---|---|---|");
+console.log(`| model.request path, ${kb} KB request at round 49 | ${early.toFixed(3)} ms | ${late.toFixed(3)} ms | ${(late - early).toFixed(3)} ms | ${sEarly.toFixed(3)} → ${sLate.toFixed(3)} ms | ${(sLate - sEarly).toFixed(3)} ms | ${((late - early) / (sLate - sEarly)).toFixed(2)}x |`);

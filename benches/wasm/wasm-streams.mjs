@@ -46,3 +46,38 @@ for (const [name, format] of [["sse-anthropic-5000", "anthropic"], ["sse-openai-
   const mbps = (ms) => `${(body.length / ms / 1e3).toFixed(0)} MB/s`;
   console.log(`| ${name} (${body.length} B, ${count} chunks) | ${mbps(clew)} (${clew.toFixed(3)} ms) | ${(clew * 1e6 / count).toFixed(0)} ns | ${coreOnly.toFixed(3)} ms | ${mbps(baseline)} (${baseline.toFixed(3)} ms) | ${(clew / baseline).toFixed(2)}x |`);
 }
+
+// One push per SSE event, as a read loop that gets one event per read drives the decoder,
+// beside the plain-JS floor doing the same reads: the median of the ratios of adjacent pairs.
+function jsPerEvent(pieces) {
+  const decoder = new TextDecoder();
+  let events = 0;
+  for (const piece of pieces) {
+    for (const line of decoder.decode(piece, { stream: true }).split("\n")) {
+      if (line.startsWith("data: ") && line !== "data: [DONE]") { JSON.parse(line.slice(6)); events++; }
+    }
+  }
+  return events;
+}
+console.log();
+console.log("| body, one push per SSE event | clew StreamDecoder per event | plain JS floor per event | clew / floor (median of pairs) |");
+console.log("|---|---|---|---|");
+for (const [name, format] of [["sse-anthropic-5000", "anthropic"], ["sse-openai-5000", "openai"]]) {
+  const events = readFileSync(`${fixtures}/${name}.txt`, "utf8").split(/(?<=\n\n)/).map((e) => new TextEncoder().encode(e));
+  const clew = () => {
+    const decoder = new StreamDecoder(format);
+    for (const piece of events) decoder.push(piece);
+    decoder.finish();
+    decoder.free();
+  };
+  const time = (f) => { const start = process.hrtime.bigint(); f(); return Number(process.hrtime.bigint() - start) / 1e6; };
+  for (let i = 0; i < 5; i++) { clew(); jsPerEvent(events); }
+  const ta = [], tb = [], ratios = [];
+  for (let i = 0; i < 31; i++) {
+    const a = time(clew), b = time(() => jsPerEvent(events));
+    ta.push(a); tb.push(b); ratios.push(a / b);
+  }
+  const median = (xs) => [...xs].sort((x, y) => x - y)[xs.length >> 1];
+  const ns = (ms) => `${(ms * 1e6 / events.length).toFixed(0)} ns`;
+  console.log(`| ${name} (${events.length} events) | ${ns(median(ta))} | ${ns(median(tb))} | ${median(ratios).toFixed(2)}x |`);
+}
