@@ -7,7 +7,7 @@
 //! 2. One round over each 5,000-delta SSE body, one SSE event per push: time per chunk from
 //!    bytes to the last say, beside decoding alone.
 //!
-//! The driver here answers every effect at once (tools, approvals, presentation passes), so
+//! The driver here answers every effect at once (tools, approvals), so
 //! the figures are the machine's CPU cost. Times are the minimum over repeated runs.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, missing_docs, dead_code)]

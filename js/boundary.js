@@ -16,8 +16,7 @@ export async function clew_pump(stream, push) {
     if (stop) { reader.cancel().catch(() => {}); return; }
   }
 }
-export function clew_request(head, tail, messages) {
-  const request = JSON.parse(head + tail);
+export function clew_request(request, messages) {
   request.messages = typeof structuredClone === 'function' ? structuredClone(messages) : JSON.parse(JSON.stringify(messages));
   return request;
 }

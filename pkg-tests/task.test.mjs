@@ -170,3 +170,64 @@ test("a model stream chunk that is neither bytes nor text fails the request and 
   const failed = asks.find((m) => m.ask === "api_req_failed");
   assert.match(failed.text, /chunk must be a Uint8Array, an ArrayBuffer or a string, not number/);
 });
+
+/** A `model.request` that answers each request with the next of `replies` (chunk lines). */
+function scripted(replies, seen = []) {
+  let n = 0;
+  return (req) => {
+    seen.push(req);
+    const text = replies[Math.min(n++, replies.length - 1)];
+    return new ReadableStream({
+      start(c) {
+        c.enqueue(new TextEncoder().encode(JSON.stringify({ type: "text", text }) + "\n"));
+        c.close();
+      },
+    });
+  };
+}
+
+test("a tool's describe(params) names its result header; a throwing one leaves the default", async () => {
+  const seen = [];
+  const reply = "<lookup><term>rust</term><scope>docs</scope></lookup>\n<probe><target>db</target></probe>";
+  const task = new Task({
+    model: { format: "chunks", request: scripted([reply, "<attempt_completion><result>ok</result></attempt_completion>"], seen) },
+    parallelToolCalling: true,
+    autoApprove: { all: true },
+    tools: [
+      { name: "lookup", parameters: [{ name: "term", required: true }, { name: "scope" }], execute: () => "found", describe: (p) => `${p.term} in ${p.scope}` },
+      { name: "probe", parameters: [{ name: "target", required: true }], execute: () => "up", describe: () => { throw new Error("no"); } },
+    ],
+    ask: (m) => (m.partial ? undefined : { response: "yesButtonClicked" }),
+  });
+  assert.equal(task.state, "idle");
+  const outcome = await task.start("go");
+  assert.equal(outcome.status, "completed");
+  const texts = seen[1].messages.at(-1).content.map((b) => b.text);
+  assert.ok(texts.includes("[lookup for 'rust in docs'] Result:\nfound"), JSON.stringify(texts));
+  assert.ok(texts.includes("[probe for 'db'] Result:\nup"), JSON.stringify(texts));
+});
+
+test("each request's messages are fresh objects: changing one does not change the next request", async () => {
+  const seen = [];
+  const firsts = [];
+  const reply = scripted(["<read><path>a</path></read>", "<read><path>b</path></read>", "<attempt_completion><result>ok</result></attempt_completion>"], seen);
+  const task = new Task({
+    model: {
+      format: "chunks",
+      request: (req, ctx) => {
+        firsts.push(req.messages[0].content[0].text);
+        req.messages[0].content[0].text = "changed by the request function";
+        return reply(req, ctx);
+      },
+    },
+    tools: [{ name: "read", readOnly: true, parameters: [{ name: "path", required: true }], execute: ({ path }) => `contents of ${path}` }],
+    autoApprove: { readOnly: true },
+    ask: (m) => (m.partial ? undefined : { response: "yesButtonClicked" }),
+  });
+  assert.equal((await task.start("go")).status, "completed");
+  assert.equal(seen.length, 3);
+  assert.deepEqual(firsts, Array(3).fill("<task>\ngo\n</task>"));
+  assert.equal(task.history[0].content[0].text, "<task>\ngo\n</task>", "the task's history is untouched");
+  const texts = seen[2].messages.flatMap((m) => m.content.map((b) => b.text));
+  assert.ok(texts.includes("[read for 'a'] Result:\ncontents of a"));
+});

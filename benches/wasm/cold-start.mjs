@@ -1,4 +1,4 @@
-// node bench/cold-start.mjs PKG_DIR: what loading the package costs before its first call,
+// node benches/wasm/cold-start.mjs PKG_DIR: what loading the package costs before its first call,
 // beside its size: WebAssembly.compile and instantiate of clew_bg.wasm in Node, and in
 // headless Chromium (Debian's, driven by playwright-core from pkg-tests). Every compile gets
 // bytes no engine has seen (a custom section with a fresh name is appended), so no module

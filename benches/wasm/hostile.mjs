@@ -1,4 +1,4 @@
-// node bench/hostile.mjs PKG_DIR: time on hostile input stays linear. Each shape runs at a
+// node benches/wasm/hostile.mjs PKG_DIR: time on hostile input stays linear. Each shape runs at a
 // size and at ten times that size; the last column is the ratio of time per byte (about 1
 // when linear; a quadratic shape would show about 10).
 import { pathToFileURL } from "node:url";

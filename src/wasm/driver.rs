@@ -102,7 +102,7 @@ impl Driver {
 
     fn perform(self: &Rc<Self>, effect: Effect) {
         match effect {
-            Effect::OpenStream { stream, request } => self.open_stream(stream, request),
+            Effect::OpenStream { stream, request, unchanged } => self.open_stream(stream, request, &unchanged),
             Effect::CancelStream { stream } => {
                 let current = self.stream.borrow_mut().take_if(|(id, _)| *id == stream);
                 if let Some((_, controller)) = current {

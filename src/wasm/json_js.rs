@@ -33,11 +33,6 @@ pub(crate) fn from_js(value: &JsValue) -> Result<Json, String> {
 pub(crate) fn to_js(value: &Json) -> JsValue {
     let mut text = String::new();
     value.write(&mut text);
-    text_to_js(&text)
-}
-
-/// JSON text the core wrote as a JS value.
-pub(crate) fn text_to_js(text: &str) -> JsValue {
     // NOTE: the core writes valid JSON, so parsing cannot fail.
-    js_sys::JSON::parse(text).unwrap_or(JsValue::NULL)
+    js_sys::JSON::parse(&text).unwrap_or(JsValue::NULL)
 }

@@ -198,7 +198,7 @@ impl Harness {
         while let Some(effect) = self.task.poll_effect() {
             self.effects.push(effect.clone());
             match effect {
-                Effect::OpenStream { stream, request } => {
+                Effect::OpenStream { stream, request, .. } => {
                     self.requests.push(request);
                     let mut events: VecDeque<Event> = VecDeque::new();
                     match self.model.pop_front() {

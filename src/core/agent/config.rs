@@ -205,6 +205,11 @@ pub struct TaskConfig {
     pub hooks: HookSet,
 }
 
+/// Consecutive mistakes before the user is asked how to go on (the reference's default).
+pub(crate) const DEFAULT_MAX_CONSECUTIVE_MISTAKES: u32 = 3;
+/// Milliseconds between two partial updates of one message (the reference's local default).
+pub(crate) const DEFAULT_PRESENTATION_INTERVAL_MS: u64 = 40;
+
 impl Default for TaskConfig {
     fn default() -> Self {
         Self {
@@ -213,13 +218,13 @@ impl Default for TaskConfig {
             tools: Vec::new(),
             auto_approve: AutoApprove::default(),
             yolo: false,
-            max_consecutive_mistakes: 3,
+            max_consecutive_mistakes: DEFAULT_MAX_CONSECUTIVE_MISTAKES,
             parallel_tool_calling: false,
             tool_calling: ToolCalling::Xml,
             retry: RetryPolicy::default(),
             timeouts: Timeouts::default(),
             limits: Limits::default(),
-            presentation_interval_ms: 40,
+            presentation_interval_ms: DEFAULT_PRESENTATION_INTERVAL_MS,
             system_prompt: None,
             rules: None,
             environment: None,

@@ -1,8 +1,6 @@
 //! What rounds share: the transcript and its say/ask effects, retries, the model request,
 //! history records, usage, and the wake-up time.
 
-use std::rc::Rc;
-
 use super::config::ToolCalling;
 use super::effect::{Effect, HookKind};
 use super::history::{self, Truncation};
@@ -12,7 +10,7 @@ use super::task::{Ctx, Phase};
 use super::texts;
 use crate::core::conversation::{self, Content, ContentBlock, ImageSource, Role};
 use crate::core::json::Json;
-use crate::core::request::{MessageJson, ModelRequest};
+use crate::core::request::ModelRequest;
 use crate::core::stream::Usage;
 
 impl Ctx {
@@ -70,38 +68,18 @@ impl Ctx {
         self.effects.push_back(Effect::RunHook { id, kind, tool, params, result });
     }
 
-    /// The request for the next stream, with its messages' JSON: each history message is
-    /// written once (the first request that sends it) and reused after.
-    pub(crate) fn model_request(&mut self) -> ModelRequest {
+    /// The request for the next stream, and for each of its messages the history message
+    /// it is unchanged from ([`Effect::OpenStream`]).
+    pub(crate) fn model_request(&self) -> (ModelRequest, Vec<Option<usize>>) {
         let tools = if self.config.tool_calling == ToolCalling::Native {
             super::tool_job::definitions(&self.config)
         } else {
             Vec::new()
         };
-        let written = |message: &conversation::Message| -> Rc<str> {
-            let mut text = String::new();
-            message.to_json().write(&mut text);
-            Rc::from(text)
-        };
-        for message in self.history.get(self.history_json.len()..).unwrap_or_default() {
-            self.history_json.push(written(message));
-        }
-        let (messages, sources) = history::request_messages_sourced(&self.history, self.deleted);
-        let json = messages
-            .iter()
-            .zip(sources)
-            .map(|(message, source)| match source.and_then(|at| Some((at, self.history_json.get(at)?))) {
-                Some((at, text)) => MessageJson { text: Rc::clone(text), history_index: Some(at) },
-                None => MessageJson { text: written(message), history_index: None },
-            })
-            .collect();
-        ModelRequest {
-            system: texts::system_prompt(&self.config),
-            messages,
-            tools,
-            model: Default::default(),
-            messages_json: Some(json),
-        }
+        let (messages, unchanged) = history::request_messages_sourced(&self.history, self.deleted);
+        let request =
+            ModelRequest { system: texts::system_prompt(&self.config), messages, tools, model: Default::default() };
+        (request, unchanged)
     }
 
     /// Truncates the history before a request when the previous one came near the context

@@ -43,6 +43,11 @@ pub enum Effect {
         stream: u64,
         /// System prompt, history and (native mode) tool definitions.
         request: ModelRequest,
+        /// For each of `request.messages`, the index of the history message it is, unchanged
+        /// (`None` for a message this request changed: the truncation notice, a tool call
+        /// turned into text). A driver may reuse what it made of that message for an earlier
+        /// request instead of converting the whole history every round.
+        unchanged: Vec<Option<usize>>,
     },
     /// Stop reading stream `stream` and cancel its request.
     CancelStream {

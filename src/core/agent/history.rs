@@ -1,7 +1,7 @@
 //! The model-facing conversation: what each request sends, truncation to fit the context
 //! window (AGENT-LOOP §13.3, §13.5), and the pairing of native tool calls with their results.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
@@ -89,16 +89,24 @@ pub(crate) fn request_messages_sourced(
     (out, sources)
 }
 
+/// A set of ids. NOTE: a map to the block's place rather than a `HashSet`, because the
+/// decoders already link this map's code (a `HashSet<String>` added its own, measured in
+/// gzipped bytes).
+type Ids = HashMap<String, usize>;
+
 /// The ids `pick` finds in the blocks of `message`.
-fn ids(message: &Message, pick: fn(&ContentBlock) -> Option<&String>) -> HashSet<String> {
-    match &message.content {
-        Content::Blocks(blocks) => blocks.iter().filter_map(pick).cloned().collect(),
-        Content::Text(_) => HashSet::new(),
+fn ids(message: &Message, pick: fn(&ContentBlock) -> Option<&String>) -> Ids {
+    let mut ids = Ids::new();
+    if let Content::Blocks(blocks) = &message.content {
+        for (at, id) in blocks.iter().enumerate().filter_map(|(at, b)| Some((at, pick(b)?))) {
+            ids.insert(id.clone(), at);
+        }
     }
+    ids
 }
 
 /// The ids of the tool calls in `message`.
-fn call_ids(message: &Message) -> HashSet<String> {
+fn call_ids(message: &Message) -> Ids {
     ids(message, |b| match b {
         ContentBlock::ToolUse { id, .. } => Some(id),
         _ => None,
@@ -106,7 +114,7 @@ fn call_ids(message: &Message) -> HashSet<String> {
 }
 
 /// The call ids that the tool results in `message` answer.
-fn result_ids(message: &Message) -> HashSet<String> {
+fn result_ids(message: &Message) -> Ids {
     ids(message, |b| match b {
         ContentBlock::ToolResult { tool_use_id, .. } => Some(tool_use_id),
         _ => None,
@@ -118,9 +126,9 @@ fn result_ids(message: &Message) -> HashSet<String> {
 /// Returns the indices of the messages it changed.
 fn pair_tool_calls(messages: &mut [Message]) -> Vec<usize> {
     let mut changed = Vec::new();
-    let calls: Vec<HashSet<String>> = messages.iter().map(call_ids).collect();
-    let results: Vec<HashSet<String>> = messages.iter().map(result_ids).collect();
-    let empty = HashSet::new();
+    let calls: Vec<Ids> = messages.iter().map(call_ids).collect();
+    let results: Vec<Ids> = messages.iter().map(result_ids).collect();
+    let empty = Ids::new();
     for (i, message) in messages.iter_mut().enumerate() {
         let Content::Blocks(blocks) = &mut message.content else { continue };
         let answered = if message.role == Role::Assistant { results.get(i + 1) } else { None };
@@ -129,12 +137,12 @@ fn pair_tool_calls(messages: &mut [Message]) -> Vec<usize> {
         for block in blocks.iter_mut() {
             let text = match block {
                 ContentBlock::ToolUse { id, name, input }
-                    if message.role != Role::Assistant || !answered.contains(id) =>
+                    if message.role != Role::Assistant || !answered.contains_key(id) =>
                 {
                     format!("[called {name} with {input}]")
                 }
                 ContentBlock::ToolResult { tool_use_id, content, .. }
-                    if message.role != Role::User || !asked.contains(tool_use_id) =>
+                    if message.role != Role::User || !asked.contains_key(tool_use_id) =>
                 {
                     let body: Vec<String> = content
                         .blocks()

@@ -6,6 +6,7 @@
 
 use super::config::{
     AutoApprove, HookSet, Limits, ParamSpec, RetryPolicy, TaskConfig, Timeouts, ToolCalling, ToolSpec,
+    DEFAULT_MAX_CONSECUTIVE_MISTAKES, DEFAULT_PRESENTATION_INTERVAL_MS,
 };
 use crate::core::json::fields::{amount, count, flag, list, object, object_member, required, string};
 use crate::core::json::Json;
@@ -70,27 +71,23 @@ impl TaskOptions {
     /// A message naming the first option that cannot work (`options.retry.maxRetries must
     /// be …`), for a `TypeError` with code `CLEW_INVALID_OPTIONS`.
     pub fn from_json(options: &Json, functions: usize) -> Result<Self, String> {
+        // NOTE: the plain settings are read first and what owns memory (strings, the model's
+        // settings, the tools) last: every early return drops what is live, and fewer live
+        // owners make this, the package's largest reader, markedly smaller.
         let fns = Functions(functions);
         let options = object(options, "options").map_err(|_| "new Task(options) needs an options object".to_owned())?;
         let model = object_member(options, "options", "model")?.ok_or("options.model is required")?;
-        let format = match string(model, "options.model", "format")? {
+        let format = match string(model, "options.model", "format")?.as_deref() {
             None => Format::Anthropic,
             Some(name) => {
                 name.parse().map_err(|_| "options.model.format must be \"anthropic\", \"openai\" or \"chunks\"")?
             }
         };
-        let info = match object_member(model, "options.model", "info")? {
-            Some(info) => model_info_from_json(info, "options.model.info")?,
-            None => ModelInfo::default(),
-        };
-        let settings = ModelSettings::from_json(model, "options.model")?;
-        let (tools, tool_slots) = tools(options, &fns)?;
         let empty = Json::object();
         let section =
             |name: &str| -> Result<&Json, String> { Ok(object_member(options, "options", name)?.unwrap_or(&empty)) };
         let (auto, retry, timeouts) = (section("autoApprove")?, section("retry")?, section("timeouts")?);
         let (limits, checkpoint, hooks) = (section("limits")?, section("checkpoint")?, section("hooks")?);
-        let defaults = TaskConfig::default();
         let tool_calling = match string(options, "options", "toolCalling")?.as_deref() {
             None | Some("xml") => ToolCalling::Xml,
             Some("native") => ToolCalling::Native,
@@ -108,41 +105,62 @@ impl TaskOptions {
                 None => default,
             })
         };
+        let (retry_defaults, timeout_defaults) = (RetryPolicy::default(), Timeouts::default());
+        let retry = RetryPolicy {
+            max_retries: count(retry, "options.retry", "maxRetries")?
+                .map_or(retry_defaults.max_retries, |n| n.min(1_000) as u32),
+            base_delay_ms: count(retry, "options.retry", "baseDelayMs")?.unwrap_or(retry_defaults.base_delay_ms),
+            max_delay_ms: count(retry, "options.retry", "maxDelayMs")?.unwrap_or(retry_defaults.max_delay_ms),
+        };
+        let timeouts = Timeouts {
+            first_byte_ms: timeout("firstByteMs", timeout_defaults.first_byte_ms)?,
+            idle_ms: timeout("idleMs", timeout_defaults.idle_ms)?,
+        };
+        let limits = Limits {
+            max_requests: count(limits, "options.limits", "maxRequests")?,
+            max_cost: amount(limits, "options.limits", "maxCost")?,
+        };
+        let auto_approve = AutoApprove {
+            read_only: flag(auto, "options.autoApprove", "readOnly")?.unwrap_or(false),
+            all: flag(auto, "options.autoApprove", "all")?.unwrap_or(false),
+        };
+        let yolo = flag(options, "options", "yolo")?.unwrap_or(false);
+        let max_consecutive_mistakes = count(options, "options", "maxConsecutiveMistakes")?
+            .map_or(DEFAULT_MAX_CONSECUTIVE_MISTAKES, |n| n.min(u64::from(u32::MAX)) as u32);
+        let parallel_tool_calling = flag(options, "options", "parallelToolCalling")?.unwrap_or(false);
+        let presentation_interval_ms =
+            count(options, "options", "presentationIntervalMs")?.unwrap_or(DEFAULT_PRESENTATION_INTERVAL_MS);
         let checkpoint_save = fns.get(checkpoint, "options.checkpoint", "save")?;
         let checkpoint_initial = fns.get(checkpoint, "options.checkpoint", "initial")?;
-        let retries = count(retry, "options.retry", "maxRetries")?;
-        let mistakes = count(options, "options", "maxConsecutiveMistakes")?;
+        let say = fns.get(options, "options", "say")?;
+        let ask = fns.get(options, "options", "ask")?;
+        let fetch = fns.get(model, "options.model", "fetch")?;
+        let request = fns.get(model, "options.model", "request")?;
+        let info = match object_member(model, "options.model", "info")? {
+            Some(info) => model_info_from_json(info, "options.model.info")?,
+            None => ModelInfo::default(),
+        };
+        let system_prompt = string(options, "options", "systemPrompt")?;
+        let rules = string(options, "options", "rules")?;
+        let environment = string(options, "options", "environment")?;
+        let settings = ModelSettings::from_json(model, "options.model")?;
+        let (tools, tool_slots) = tools(options, &fns)?;
         let config = TaskConfig {
             format,
             info,
             tools,
-            auto_approve: AutoApprove {
-                read_only: flag(auto, "options.autoApprove", "readOnly")?.unwrap_or(false),
-                all: flag(auto, "options.autoApprove", "all")?.unwrap_or(false),
-            },
-            yolo: flag(options, "options", "yolo")?.unwrap_or(false),
-            max_consecutive_mistakes: mistakes
-                .map_or(defaults.max_consecutive_mistakes, |n| n.min(u64::from(u32::MAX)) as u32),
-            parallel_tool_calling: flag(options, "options", "parallelToolCalling")?.unwrap_or(false),
+            auto_approve,
+            yolo,
+            max_consecutive_mistakes,
+            parallel_tool_calling,
             tool_calling,
-            retry: RetryPolicy {
-                max_retries: retries.map_or(defaults.retry.max_retries, |n| n.min(1_000) as u32),
-                base_delay_ms: count(retry, "options.retry", "baseDelayMs")?.unwrap_or(defaults.retry.base_delay_ms),
-                max_delay_ms: count(retry, "options.retry", "maxDelayMs")?.unwrap_or(defaults.retry.max_delay_ms),
-            },
-            timeouts: Timeouts {
-                first_byte_ms: timeout("firstByteMs", defaults.timeouts.first_byte_ms)?,
-                idle_ms: timeout("idleMs", defaults.timeouts.idle_ms)?,
-            },
-            limits: Limits {
-                max_requests: count(limits, "options.limits", "maxRequests")?,
-                max_cost: amount(limits, "options.limits", "maxCost")?,
-            },
-            presentation_interval_ms: count(options, "options", "presentationIntervalMs")?
-                .unwrap_or(defaults.presentation_interval_ms),
-            system_prompt: string(options, "options", "systemPrompt")?,
-            rules: string(options, "options", "rules")?,
-            environment: string(options, "options", "environment")?,
+            retry,
+            timeouts,
+            limits,
+            presentation_interval_ms,
+            system_prompt,
+            rules,
+            environment,
             checkpoints: checkpoint_save.is_some() || checkpoint_initial.is_some(),
             hooks: HookSet {
                 task_start: hook_slots[0].is_some(),
@@ -153,11 +171,11 @@ impl TaskOptions {
             },
         };
         let callbacks = CallbackSlots {
-            say: fns.get(options, "options", "say")?,
-            ask: fns.get(options, "options", "ask")?,
+            say,
+            ask,
             tools: tool_slots,
-            fetch: fns.get(model, "options.model", "fetch")?,
-            request: fns.get(model, "options.model", "request")?,
+            fetch,
+            request,
             checkpoint_save,
             checkpoint_initial,
             hooks: hook_slots,

@@ -204,8 +204,8 @@ impl Task {
             deadline: self.ctx.config.timeouts.first_byte_ms.map(|ms| self.ctx.now.saturating_add(ms)),
             received: Received::Nothing,
         };
-        let request = self.ctx.model_request();
-        self.ctx.effects.push_back(Effect::OpenStream { stream: round.stream_id, request });
+        let (request, unchanged) = self.ctx.model_request();
+        self.ctx.effects.push_back(Effect::OpenStream { stream: round.stream_id, request, unchanged });
     }
 
     /// A round whose blocks are all handled: the next user content, the empty-reply path, or

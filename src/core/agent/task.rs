@@ -67,9 +67,6 @@ pub(crate) struct Ctx {
     pub(crate) now: u64,
     pub(crate) transcript: Transcript,
     pub(crate) history: Vec<conversation::Message>,
-    /// The JSON text of each history message, written when a request first sends it.
-    #[serde(skip)]
-    pub(crate) history_json: Vec<Rc<str>>,
     pub(crate) deleted: Option<DeletedRange>,
     pub(crate) usage: TaskUsage,
     /// Tokens of the last finished request (input, output and cache), for context checks.

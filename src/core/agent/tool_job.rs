@@ -78,6 +78,30 @@ pub(crate) fn job_of(ctx: &Ctx, round: &Round, item: Item) -> ToolJob {
     ToolJob { name, params, call_id, description }
 }
 
+/// The parameter the reference names its tools' results by (the first one present).
+const SUBJECTS: [(&str, &[&str]); 13] = [
+    ("execute_command", &["command"]),
+    ("read_file", &["path", "absolutePath"]),
+    ("list_files", &["path", "absolutePath"]),
+    ("list_code_definition_names", &["path", "absolutePath"]),
+    ("write_to_file", &["path", "absolutePath"]),
+    ("replace_in_file", &["path", "absolutePath"]),
+    ("new_rule", &["path", "absolutePath"]),
+    ("browser_action", &["action"]),
+    ("use_mcp_tool", &["server_name"]),
+    ("access_mcp_resource", &["server_name"]),
+    ("web_fetch", &["url"]),
+    ("web_search", &["query"]),
+    (ASK_FOLLOWUP_QUESTION, &["question"]),
+];
+
+/// The reference's headers that name no parameter.
+const FIXED_HEADERS: [(&str, &str); 3] = [
+    ("new_task", "[new_task for creating a new task]"),
+    ("apply_patch", "[apply_patch for patch application]"),
+    ("use_subagents", "[subagents]"),
+];
+
 /// The header of a call's results, `[name for '…']` (AGENT-LOOP §9.3): the tool's own
 /// `describe` when it has one and it answers, else the reference's wording for the
 /// reference's tool names, else the first required parameter (or the first one).
@@ -87,37 +111,25 @@ pub(crate) fn describe(ctx: &Ctx, name: &str, params: &[(String, String)]) -> St
     if let Some(subject) = own.filter(|s| !s.is_empty()) {
         return format!("[{name} for '{subject}']");
     }
+    if let Some((_, header)) = FIXED_HEADERS.iter().find(|(tool, _)| *tool == name) {
+        return (*header).to_owned();
+    }
     let subject = match name {
-        "execute_command" => value("command"),
-        "read_file"
-        | "list_files"
-        | "list_code_definition_names"
-        | "write_to_file"
-        | "replace_in_file"
-        | "new_rule" => value("path").or_else(|| value("absolutePath")),
-        "search_files" => {
-            return match (value("regex"), value("file_pattern")) {
-                (Some(regex), Some(pattern)) => format!("[{name} for '{regex}' in '{pattern}']"),
-                (Some(regex), None) => format!("[{name} for '{regex}']"),
-                (None, _) => format!("[{name}]"),
-            }
-        }
-        "browser_action" => value("action"),
-        "use_mcp_tool" | "access_mcp_resource" => value("server_name"),
-        "web_fetch" => value("url"),
-        "web_search" => value("query"),
-        ASK_FOLLOWUP_QUESTION => value("question"),
-        "new_task" => return "[new_task for creating a new task]".to_owned(),
-        "apply_patch" => return "[apply_patch for patch application]".to_owned(),
+        "search_files" => value("regex").map(|regex| match value("file_pattern") {
+            Some(pattern) => format!("{regex}' in '{pattern}"),
+            None => regex.to_owned(),
+        }),
         "use_skill" => {
             return value("skill_name").map_or_else(|| format!("[{name}]"), |s| format!("[{name} for \"{s}\"]"))
         }
-        "use_subagents" => return "[subagents]".to_owned(),
-        _ if REFERENCE_TOOLS.contains(&name) => None,
-        _ => {
-            let spec = texts::params_of(&ctx.config, name);
-            spec.iter().find(|p| p.required).or(spec.first()).and_then(|p| value(&p.name))
-        }
+        _ => match SUBJECTS.iter().find(|(tool, _)| *tool == name) {
+            Some((_, keys)) => keys.iter().find_map(|key| value(key)).map(str::to_owned),
+            None if REFERENCE_TOOLS.contains(&name) => None,
+            None => {
+                let spec = texts::params_of(&ctx.config, name);
+                spec.iter().find(|p| p.required).or(spec.first()).and_then(|p| value(&p.name)).map(str::to_owned)
+            }
+        },
     };
     match subject {
         Some(subject) => format!("[{name} for '{subject}']"),

@@ -5,7 +5,7 @@
 //! members are ignored, as `JSON.parse` users expect.
 
 use crate::core::json::fields::{amount, count, list, number, object, required, string};
-use crate::core::json::{fields, write_string, Json};
+use crate::core::json::{fields, Json};
 use crate::core::stream::model::ModelInfo;
 use crate::core::stream::Usage;
 
@@ -43,51 +43,7 @@ impl ModelRequest {
             Some(model) => ModelSettings::from_json(model, "request.model")?,
             None => return Err("request.model is required".into()),
         };
-        let system = string(value, "request", "system")?.unwrap_or_default();
-        Ok(Self { system, messages, tools, model, messages_json: None })
-    }
-
-    /// The request as JSON text, in the shape [`ModelRequest::from_json`] reads (the text of
-    /// [`ModelRequest::to_json`]), with the messages' JSON written once by the loop when it
-    /// is there.
-    pub fn to_json_text(&self) -> String {
-        let (mut out, tail) = self.json_text_around_messages();
-        match &self.messages_json {
-            Some(messages) => {
-                out.reserve(messages.iter().map(|m| m.text.len() + 1).sum::<usize>() + tail.len());
-                for (i, message) in messages.iter().enumerate() {
-                    if i > 0 {
-                        out.push(',');
-                    }
-                    out.push_str(&message.text);
-                }
-            }
-            None => {
-                for (i, message) in self.messages.iter().enumerate() {
-                    if i > 0 {
-                        out.push(',');
-                    }
-                    message.to_json().write(&mut out);
-                }
-            }
-        }
-        out.push_str(&tail);
-        out
-    }
-
-    /// The request's JSON text before its messages (up to the array's `[`) and after them
-    /// (from its `]`), for a host that puts the messages' texts between them itself.
-    pub fn json_text_around_messages(&self) -> (String, String) {
-        let mut head = String::with_capacity(self.system.len() + 32);
-        head.push_str("{\"system\":");
-        write_string(&mut head, &self.system);
-        head.push_str(",\"messages\":[");
-        let mut tail = String::from("],\"tools\":");
-        Json::Array(self.tools.iter().map(ToolDefinition::to_json).collect()).write(&mut tail);
-        tail.push_str(",\"model\":");
-        self.model.to_json().write(&mut tail);
-        tail.push('}');
-        (head, tail)
+        Ok(Self { system: string(value, "request", "system")?.unwrap_or_default(), messages, tools, model })
     }
 
     /// The request as JSON, in the shape [`ModelRequest::from_json`] reads.

@@ -12,8 +12,6 @@ mod openai;
 #[cfg(test)]
 mod tests;
 
-use std::rc::Rc;
-
 use serde::{Deserialize, Serialize};
 
 use crate::core::conversation::Message;
@@ -41,24 +39,6 @@ pub struct ModelRequest {
     pub tools: Vec<ToolDefinition>,
     /// Model and connection settings.
     pub model: ModelSettings,
-    /// `messages` already written as JSON, one text each, when the loop made the request:
-    /// each history message is written once and reused by every later request, so a
-    /// request's cost does not grow with every word of the history.
-    /// [`ModelRequest::to_json_text`] uses them instead of writing `messages` again; leave it
-    /// `None` (or reset it) when you build or change `messages` yourself.
-    #[serde(skip)]
-    pub messages_json: Option<Vec<MessageJson>>,
-}
-
-/// One message of a request, already written as JSON.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct MessageJson {
-    /// The message's JSON text.
-    pub text: Rc<str>,
-    /// The index of the history message it is, unchanged (the same text every request);
-    /// `None` for a message this request changed (the truncation notice, a tool call
-    /// turned into text).
-    pub history_index: Option<usize>,
 }
 
 /// A tool the model may call natively.

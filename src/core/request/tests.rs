@@ -58,15 +58,6 @@ fn sample_request(tools: bool) -> ModelRequest {
             api_key: Some("sk-ant-test".into()),
             ..ModelSettings::default()
         },
-        messages_json: None,
-    }
-}
-
-#[test]
-fn a_requests_json_text_is_the_text_of_its_json() {
-    for tools in [false, true] {
-        let request = sample_request(tools);
-        assert_eq!(request.to_json_text(), request.to_json().to_string());
     }
 }
 

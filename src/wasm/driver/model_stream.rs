@@ -8,6 +8,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::super::js_call::{abort_controller, call_with, clew_pump, error_message, settle, spawn};
+use super::super::json_js::to_js;
 use super::super::stream::{open_response, Opened, USED};
 use super::super::task_convert::get;
 use super::Driver;
@@ -16,13 +17,12 @@ use crate::core::stream::StreamError;
 
 #[wasm_bindgen(module = "/js/boundary.js")]
 extern "C" {
-    /// The request whose JSON text is `head` + `tail` (no messages), with a structured clone
-    /// of `messages` as its messages.
-    fn clew_request(head: &str, tail: &str, messages: &Array) -> JsValue;
+    /// `request` (with no messages) with a structured clone of `messages` as its messages.
+    fn clew_request(request: &JsValue, messages: &Array) -> JsValue;
 }
 
 impl Driver {
-    pub(super) fn open_stream(self: &Rc<Self>, stream: u64, mut request: ModelRequest) {
+    pub(super) fn open_stream(self: &Rc<Self>, stream: u64, mut request: ModelRequest, unchanged: &[Option<usize>]) {
         let Some(controller) = abort_controller() else { return };
         let signal = controller.signal();
         if let Some((_, old)) = self.stream.replace(Some((stream, controller))) {
@@ -32,12 +32,13 @@ impl Driver {
         let format = self.machine.borrow().config().format;
         let (custom, fetch) = (self.callback(|c| c.request.clone()), self.callback(|c| c.fetch.clone()));
         let me = Rc::clone(self);
+        let unchanged = unchanged.to_vec();
         spawn(Box::pin(async move {
             let init = Object::new();
             let _ = Reflect::set(&init, &"signal".into(), &signal);
             let opened = match custom {
                 Some(custom) => {
-                    let req = me.request_to_js(request);
+                    let req = me.request_to_js(request, &unchanged);
                     call_with(&custom, &JsValue::UNDEFINED, &req, &init)
                 }
                 None => {
@@ -107,20 +108,19 @@ impl Driver {
         }
     }
 
-    /// The request as a JS object for `model.request`. Each history message's JSON crosses
-    /// into JS and is parsed once, the object kept for the next requests; each request gets
-    /// a structured clone of them, so that a `model.request` that changes its request cannot
-    /// change the next one. Measured in BENCHMARKS.md: a round's cost grows with the history
-    /// no faster than `JSON.stringify` of the request.
-    fn request_to_js(&self, mut request: ModelRequest) -> JsValue {
-        let Some(messages) = request.messages_json.take() else {
-            return super::super::json_js::text_to_js(&request.to_json_text());
-        };
-        let parts = Array::new_with_length(messages.len() as u32);
+    /// The request as a JS object for `model.request`. Each history message is converted
+    /// once, the object kept for the next requests (`unchanged` says which message is which
+    /// history message); each request gets a structured clone of them, so that a
+    /// `model.request` that changes its request cannot change the next one. Measured in
+    /// BENCHMARKS.md: a round's cost grows with the history more slowly than a
+    /// `JSON.stringify` of the request.
+    fn request_to_js(&self, mut request: ModelRequest, unchanged: &[Option<usize>]) -> JsValue {
+        let messages = std::mem::take(&mut request.messages);
+        let objects = Array::new_with_length(messages.len() as u32);
         let mut cache = self.history_js.borrow_mut();
         for (i, message) in messages.iter().enumerate() {
-            let parse = || super::super::json_js::text_to_js(&message.text);
-            let object = match message.history_index {
+            let convert = || to_js(&message.to_json());
+            let object = match unchanged.get(i).copied().flatten() {
                 Some(at) => {
                     if cache.len() <= at {
                         cache.resize(at + 1, JsValue::UNDEFINED);
@@ -128,18 +128,17 @@ impl Driver {
                     match cache.get_mut(at) {
                         Some(slot) if slot.is_object() => slot.clone(),
                         Some(slot) => {
-                            *slot = parse();
+                            *slot = convert();
                             slot.clone()
                         }
-                        None => parse(),
+                        None => convert(),
                     }
                 }
-                None => parse(),
+                None => convert(),
             };
-            parts.set(i as u32, object);
+            objects.set(i as u32, object);
         }
-        let (head, tail) = request.json_text_around_messages();
-        clew_request(&head, &tail, &parts)
+        clew_request(&to_js(&request.to_json()), &objects)
     }
 
     fn is_current(&self, stream: u64) -> bool {
