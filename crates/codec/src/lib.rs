@@ -6,6 +6,7 @@
 //! wasm binding) is compiled for size. The `clew` crate re-exports every module under the
 //! same names (`clew::parser`, `clew::stream`, ...): use it rather than this crate.
 
+pub mod hash;
 pub mod json;
 pub mod parser;
 pub mod stream;

@@ -1,7 +1,7 @@
 //! The model-facing conversation: what each request sends, truncation to fit the context
 //! window (AGENT-LOOP §13.3, §13.5), and the pairing of native tool calls with their results.
 
-use std::collections::HashMap;
+use crate::core::hash::Map;
 
 use serde::{Deserialize, Serialize};
 
@@ -89,14 +89,13 @@ pub(crate) fn request_messages_sourced(
     (out, sources)
 }
 
-/// A set of ids. NOTE: a map to the block's place rather than a `HashSet`, because the
-/// decoders already link this map's code (a `HashSet<String>` added its own, measured in
-/// gzipped bytes).
-type Ids = HashMap<String, usize>;
+/// A set of ids. NOTE: a map to the block's place rather than a set, because the decoders
+/// already link this map's code (a set added its own, measured in gzipped bytes).
+type Ids = Map<String, usize>;
 
 /// The ids `pick` finds in the blocks of `message`.
 fn ids(message: &Message, pick: fn(&ContentBlock) -> Option<&String>) -> Ids {
-    let mut ids = Ids::new();
+    let mut ids = Ids::default();
     if let Content::Blocks(blocks) = &message.content {
         for (at, id) in blocks.iter().enumerate().filter_map(|(at, b)| Some((at, pick(b)?))) {
             ids.insert(id.clone(), at);
@@ -128,7 +127,7 @@ fn pair_tool_calls(messages: &mut [Message]) -> Vec<usize> {
     let mut changed = Vec::new();
     let calls: Vec<Ids> = messages.iter().map(call_ids).collect();
     let results: Vec<Ids> = messages.iter().map(result_ids).collect();
-    let empty = Ids::new();
+    let empty = Ids::default();
     for (i, message) in messages.iter_mut().enumerate() {
         let Content::Blocks(blocks) = &mut message.content else { continue };
         let answered = if message.role == Role::Assistant { results.get(i + 1) } else { None };

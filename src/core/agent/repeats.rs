@@ -1,7 +1,7 @@
 //! Repeated tool calls: the same call with the same parameters, in any order, counted so
 //! the loop can warn at 3 and stop at 5 (AGENT-LOOP: identical-call detection).
 
-use std::collections::HashMap;
+use crate::core::hash::Map;
 
 use serde::{Deserialize, Serialize};
 
@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 pub(crate) struct Repeats {
     name: String,
     /// Where each parameter's value sits in `values`.
-    keys: HashMap<String, usize>,
+    keys: Map<String, usize>,
     values: Vec<String>,
     count: u32,
 }

@@ -4,7 +4,7 @@
 //! set, and a host can build its own (its registered tools plus the loop's built-ins). The
 //! parser asks one question of this module: "which roles does this tag name play?".
 
-use std::collections::HashMap;
+use crate::hash::Map;
 use std::fmt;
 
 /// Longest tag name accepted, in bytes.
@@ -144,7 +144,7 @@ pub(crate) struct Roles {
 pub struct ToolSet {
     tools: Vec<Box<str>>,
     params: Vec<Box<str>>,
-    roles: HashMap<Box<[u8]>, Roles>,
+    roles: Map<Box<[u8]>, Roles>,
     longest_name: usize,
 }
 
@@ -158,7 +158,7 @@ impl Default for ToolSet {
 impl ToolSet {
     /// A set with no names: every tag is plain text.
     pub fn empty() -> Self {
-        Self { tools: Vec::new(), params: Vec::new(), roles: HashMap::new(), longest_name: 0 }
+        Self { tools: Vec::new(), params: Vec::new(), roles: Map::default(), longest_name: 0 }
     }
 
     /// The reference loop's 27 tools and 45 parameters.

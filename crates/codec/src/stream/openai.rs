@@ -11,7 +11,7 @@
 //! `reasoning_details[].text`; a `refusal` is shown as text and the stop says `refusal`; a
 //! repeated `finish_reason` gives one stop chunk.
 
-use std::collections::HashMap;
+use crate::hash::Map;
 
 use super::chunk::{Chunk, Usage};
 use super::error::{ErrorBody, StreamError};
@@ -25,7 +25,7 @@ pub(crate) struct OpenAiDecoder {
     calls: Vec<CallSlot>,
     /// Where each tool-call index (as text: one map type for the whole crate keeps the wasm
     /// small) sits in `calls`, so many calls cost linear time.
-    positions: HashMap<String, usize>,
+    positions: Map<String, usize>,
     reported: (u64, u64, u64),
     finished: bool,
     done: bool,

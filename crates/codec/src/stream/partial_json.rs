@@ -8,8 +8,8 @@
 //! Values keep the reference's shape: strings as they are, anything else as compact JSON
 //! text. Members whose non-string value is unfinished are not shown until it is.
 
+use crate::hash::Map;
 use crate::json::Reader;
-use std::collections::HashMap;
 
 use memchr::memchr2;
 
@@ -25,7 +25,7 @@ pub struct PartialJsonObject {
     state: State,
     members: Vec<(String, String)>,
     /// Where each key sits in `members`, so a long object costs linear time.
-    positions: HashMap<String, usize>,
+    positions: Map<String, usize>,
     key: String,
     value: String,
     /// Where a non-string value began in `raw`.

@@ -3,7 +3,7 @@
 //! Pieces of one call share an id; their argument text is read by a [`PartialJsonObject`],
 //! so the parameters known so far are available at any point of the stream.
 
-use std::collections::HashMap;
+use crate::hash::Map;
 
 use super::chunk::ToolCall;
 use super::partial_json::PartialJsonObject;
@@ -24,7 +24,7 @@ pub struct NativeToolCall {
 pub struct ToolCallAssembler {
     calls: Vec<NativeToolCall>,
     /// Where each id sits in `calls`, so many calls cost linear time.
-    positions: HashMap<String, usize>,
+    positions: Map<String, usize>,
 }
 
 impl ToolCallAssembler {
