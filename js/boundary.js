@@ -6,14 +6,25 @@
 // json_js.rs, stream.rs, task_options.rs); scripts/build appends the `guardClasses` call to
 // the bindings.
 
-export async function clew_pump(stream, push) {
+export async function clew_pump(stream, push, signal) {
+  // The reader is cancelled as soon as `signal` aborts (abort, a failure, the task's end),
+  // not at the next chunk: a body that ignores the signal and never sends again is released
+  // at once, with everything the read loop holds.
   const reader = stream.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return;
-    let stop;
-    try { stop = push(value); } catch (error) { reader.cancel().catch(() => {}); throw error; }
-    if (stop) { reader.cancel().catch(() => {}); return; }
+  const cancel = () => { reader.cancel(signal.reason).catch(() => {}); };
+  if (signal.aborted) { cancel(); return; }
+  signal.addEventListener('abort', cancel);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done || signal.aborted) return;
+      let stop;
+      try { stop = push(value); } catch (error) { reader.cancel().catch(() => {}); throw error; }
+      if (stop) { reader.cancel().catch(() => {}); return; }
+    }
+  } finally {
+    signal.removeEventListener('abort', cancel);
+    try { reader.releaseLock(); } catch {}
   }
 }
 export function clew_request(request, messages) {

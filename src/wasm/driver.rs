@@ -79,8 +79,22 @@ impl Driver {
         self.drive();
     }
 
+    /// Aborts the task and performs everything the abort produces (the final versions of
+    /// partial messages, the cancel hook, cancelling the stream and tools, the outcome) before
+    /// it returns, even from inside a callback: the machine dropped every effect queued
+    /// before, so the loop that called that callback finds nothing left, and no callback of
+    /// the task runs after `abort()` returns.
+    pub(super) fn abort(self: &Rc<Self>, reason: &str) {
+        if let Ok(mut machine) = self.machine.try_borrow_mut() {
+            machine.abort(now(), reason);
+        }
+        let outer = self.pumping.replace(false);
+        self.drive();
+        self.pumping.set(outer);
+    }
+
     /// Performs pending effects until there are none. Re-entrant calls (a callback that
-    /// calls `abort()`) leave the work to the outer loop.
+    /// hands in an event) leave the work to the outer loop.
     pub(super) fn drive(self: &Rc<Self>) {
         if self.pumping.replace(true) {
             return;

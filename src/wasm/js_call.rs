@@ -16,11 +16,12 @@ use super::task_convert::get;
 extern "C" {
     /// Reads `stream` to its end, handing each read's value to `push` synchronously; stops
     /// when `push` returns true, and cancels the stream and rejects with the error when
-    /// `push` fails (a chunk it cannot take).
+    /// `push` fails (a chunk it cannot take). Cancels the stream the moment `signal` aborts.
     #[wasm_bindgen(catch)]
     pub(super) async fn clew_pump(
         stream: &JsValue,
         push: &Closure<dyn FnMut(JsValue) -> Result<bool, JsValue>>,
+        signal: &web_sys::AbortSignal,
     ) -> Result<JsValue, JsValue>;
 
     /// Calls `f` with `self` and two arguments; a throw comes back as `{ ok: false, value }`.

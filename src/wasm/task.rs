@@ -62,8 +62,20 @@ impl Task {
         let Some(text) = text.as_string() else {
             return Promise::reject(&type_error(Code::InvalidArgument, "task.start(text) needs a string"));
         };
-        if self.driver.machine.borrow().state() != "idle" {
-            return Promise::reject(&type_error(Code::TaskStarted, "this task was already started; create a new Task"));
+        {
+            let machine = self.driver.machine.borrow();
+            // NOTE: a task aborted before it started ends `aborted`, with no callback.
+            if machine.messages().is_empty() {
+                if let Some(outcome) = machine.outcome() {
+                    return Promise::resolve(&outcome_to_js(outcome));
+                }
+            }
+            if machine.state() != "idle" {
+                return Promise::reject(&type_error(
+                    Code::TaskStarted,
+                    "this task was already started; create a new Task",
+                ));
+            }
         }
         let images = images.map(|a| images_from_js(&a)).unwrap_or_default();
         let driver = Rc::clone(&self.driver);
@@ -76,7 +88,8 @@ impl Task {
 
     /// Aborts the task: the request, pending asks, running tools and timers are cancelled
     /// and `start` resolves with `status: "aborted"`. Safe to call from inside a callback,
-    /// and more than once.
+    /// and more than once; once it returns, no callback of the task is called again. Before
+    /// `start`, `start` then resolves `aborted` at once.
     pub fn abort(&self, #[wasm_bindgen(unchecked_optional_param_type = "string")] reason: Option<JsValue>) {
         // NOTE: any reason is accepted (abort must not throw); a non-string is shown as JSON.
         let reason = match reason {
@@ -85,7 +98,7 @@ impl Task {
                 js_sys::JSON::stringify(&value).ok().and_then(|s| s.as_string()).unwrap_or_else(|| "aborted".into())
             }),
         };
-        self.driver.handle(|m, now| m.abort(now, &reason));
+        self.driver.abort(&reason);
     }
 
     /// The transcript: every say and ask message, partial ones in their latest state.

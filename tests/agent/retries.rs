@@ -168,3 +168,60 @@ fn yolo_says_why_it_gives_up_whichever_path_failed() {
     assert_eq!(first_chunk, 1);
     assert_eq!(mid.says_of("error").len(), 1, "a mid-stream failure says why too");
 }
+
+#[test]
+fn a_retry_after_longer_than_the_longest_delay_goes_to_the_user_at_once() {
+    let error = || StreamError::from_http(429, Some("86400"), "come back tomorrow", None);
+    let mut h = Harness::new(config(), vec![fail(error()), completion("ok")]);
+    let asked = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let seen = std::rc::Rc::clone(&asked);
+    h.ask = Box::new(move |m| {
+        if m.is_partial() {
+            return None;
+        }
+        seen.borrow_mut().push(m.text.clone());
+        Some(AskAnswer::button(AskResponse::Yes))
+    });
+    h.start("t");
+    assert!(h.retry_delays().is_empty(), "no silent day-long sleep");
+    assert!(asked.borrow()[0].contains("86400 s"), "{:?}", asked.borrow());
+    assert!(matches!(h.outcome(), Some(Outcome::Completed { .. })));
+
+    let config = TaskConfig { yolo: true, ..config() };
+    let mut yolo = Harness::new(config, vec![fail(error())]);
+    yolo.start("t");
+    assert!(matches!(yolo.outcome(), Some(Outcome::Failed { code, .. }) if code == codes::RETRIES_EXHAUSTED));
+    assert_eq!(yolo.requests.len(), 1);
+}
+
+#[test]
+fn a_bad_request_is_not_retried_and_ends_the_task_with_its_code() {
+    let bad = fail(http(400, r#"{"error":{"type":"invalid_request_error","message":"tools.0.name: invalid"}}"#));
+    let mut h = Harness::new(config(), vec![bad, completion("never")]);
+    h.start("t");
+    assert!(
+        matches!(h.outcome(), Some(Outcome::Failed { code, .. }) if code == codes::BAD_REQUEST),
+        "{:?}",
+        h.outcome()
+    );
+    assert_eq!(h.requests.len(), 1);
+    assert!(h.retry_delays().is_empty());
+}
+
+#[test]
+fn a_line_over_the_size_limit_is_not_retried() {
+    let cut = Reply::FailAfter(vec![text_line("Some text")], StreamError::LineTooLong { limit: 8 << 20 });
+    let mut h = Harness::new(config(), vec![cut, completion("never")]);
+    h.start("t");
+    assert!(matches!(h.outcome(), Some(Outcome::Failed { code, .. }) if code == "CLEW_LINE_TOO_LONG"));
+    assert_eq!(h.requests.len(), 1);
+}
+
+#[test]
+fn a_context_overflow_that_truncation_cannot_shrink_ends_the_task_after_one_request() {
+    let overflow = || fail(http(400, r#"{"error":{"type":"invalid_request_error","message":"prompt is too long"}}"#));
+    let mut h = Harness::new(config(), vec![overflow(), overflow(), overflow(), completion("never")]);
+    h.start("t");
+    assert!(matches!(h.outcome(), Some(Outcome::Failed { code, .. }) if code == codes::CONTEXT_WINDOW_EXCEEDED));
+    assert_eq!(h.requests.len(), 1, "nothing could be removed, so nothing was sent again");
+}

@@ -386,3 +386,16 @@ fn a_denial_skips_later_tools_with_its_own_notice_even_in_serial_mode() {
     assert!(next.iter().any(|t| t.contains("skipped because the user rejected")), "{next:?}");
     assert!(!next.iter().any(|t| t.contains("was not run")), "the rejection notice wins: {next:?}");
 }
+
+#[test]
+fn identical_calls_in_one_reply_stop_running_at_the_fifth() {
+    let reply = "<read><path>a</path></read>\n".repeat(8);
+    let config = TaskConfig { parallel_tool_calling: true, ..config() };
+    let mut h = Harness::new(config, vec![text(&[&reply]), completion("ok")]);
+    h.start("t");
+    assert_eq!(h.tool_calls.len(), 5, "the sixth and later identical calls are not run");
+    let results = h.history_texts(2);
+    assert_eq!(results.iter().filter(|t| t.contains("was not run: it is call")).count(), 3, "{results:?}");
+    assert!(h.kinds().iter().any(|k| k == "ask mistake_limit_reached"), "the next round starts at the mistake limit");
+    assert!(matches!(h.outcome(), Some(Outcome::Completed { .. })));
+}

@@ -34,6 +34,15 @@ impl Ctx {
         }
     }
 
+    /// Emits the final version of the message `ts` that was shown partial and will not be
+    /// completed: a say goes out; an ask does not (a complete ask is a question to answer,
+    /// and this one is no longer asked), it is final in the transcript only.
+    pub(crate) fn emit_final(&mut self, ts: u64) {
+        if self.transcript.get(ts).is_some_and(|m| matches!(m.kind, MessageKind::Say(_))) {
+            self.emit_message(ts);
+        }
+    }
+
     /// Appends and emits a say.
     pub(crate) fn say(&mut self, kind: SayKind, text: String) -> u64 {
         self.say_with_images(kind, text, Vec::new())
@@ -122,16 +131,6 @@ impl Ctx {
         }
     }
 
-    /// Marks the round's `api_req_started` message cancelled by the user, without a say.
-    pub(super) fn cancel_api_req(&mut self, ts: u64) {
-        let Some(message) = self.transcript.get_mut(ts) else { return };
-        if let Ok(info) = Json::parse(&message.text).map(|info| info.with("cancelReason", "user_cancelled")) {
-            if info.is_object() {
-                message.text = info.to_string();
-            }
-        }
-    }
-
     /// Finalises the round's `api_req_started` message with its tokens and cost.
     /// Called once a round, when its stream stops delivering.
     pub(crate) fn finish_api_req(&mut self, round: &Round, cancel: Option<(&str, &str)>) {
@@ -150,7 +149,9 @@ impl Ctx {
         info.set("cost", cost);
         if let Some((reason, text)) = cancel {
             info.set("cancelReason", reason);
-            info.set("streamingFailedMessage", text);
+            if !text.is_empty() {
+                info.set("streamingFailedMessage", text);
+            }
         }
         message.text = info.to_string();
         message.partial = Some(false);

@@ -199,4 +199,10 @@ pub mod codes {
     pub const HOOK_CANCELLED: &str = "CLEW_HOOK_CANCELLED";
     /// The driver broke the machine's contract.
     pub const INTERNAL: &str = "CLEW_INTERNAL";
+    /// The provider rejected the request as malformed (HTTP 400, not about the context
+    /// window): sending it again cannot help.
+    pub const BAD_REQUEST: &str = "CLEW_BAD_REQUEST";
+    /// The request overflows the model's context window and truncating the history can no
+    /// longer make it smaller.
+    pub const CONTEXT_WINDOW_EXCEEDED: &str = "CLEW_CONTEXT_WINDOW_EXCEEDED";
 }

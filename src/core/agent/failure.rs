@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::effect::codes;
 use crate::core::stream::StreamError;
 
 /// A failed request, kept as plain data (it may sit in a snapshot while a retry waits).
@@ -18,6 +19,11 @@ pub struct Failure {
     pub context_window: bool,
     /// How long the server asked to wait, in milliseconds.
     pub retry_after_ms: Option<u64>,
+    /// The same request would fail the same way (a 400 that is not about the context window,
+    /// a line or event over the size limit): it is never retried, and the task ends with
+    /// this code.
+    #[serde(default)]
+    pub deterministic: Option<String>,
 }
 
 const CONTEXT_PATTERNS: [&str; 9] = [
@@ -53,6 +59,7 @@ impl Failure {
             auto_retry: true,
             context_window: false,
             retry_after_ms: None,
+            deterministic: None,
         }
     }
 
@@ -77,7 +84,19 @@ impl Failure {
             StreamError::Http { retry_after_ms, .. } => *retry_after_ms,
             _ => None,
         };
-        Self { code: error.code().to_owned(), message, auto_retry: !auth && !quota, context_window, retry_after_ms }
+        let deterministic = match error {
+            StreamError::Http { status: 400, .. } if !context_window => Some(codes::BAD_REQUEST.to_owned()),
+            StreamError::LineTooLong { .. } | StreamError::EventTooLarge { .. } => Some(error.code().to_owned()),
+            _ => None,
+        };
+        Self {
+            code: error.code().to_owned(),
+            message,
+            auto_retry: !auth && !quota,
+            context_window,
+            retry_after_ms,
+            deterministic,
+        }
     }
 }
 
@@ -94,9 +113,20 @@ mod tests {
         for status in [401, 403, 404, 408, 413, 422, 428] {
             assert!(!http(status, "nope").auto_retry, "{status}");
         }
-        for status in [400, 429, 500, 502, 503, 529] {
-            assert!(http(status, "busy").auto_retry, "{status}");
+        for status in [429, 500, 502, 503, 529] {
+            assert!(http(status, "busy").auto_retry && http(status, "busy").deterministic.is_none(), "{status}");
         }
+    }
+
+    #[test]
+    fn a_bad_request_and_an_oversized_line_are_deterministic_but_a_context_overflow_is_not() {
+        assert_eq!(
+            http(400, r#"{"error":{"message":"tools.0.name: bad"}}"#).deterministic.as_deref(),
+            Some(codes::BAD_REQUEST)
+        );
+        assert_eq!(http(400, r#"{"error":{"message":"prompt is too long"}}"#).deterministic, None);
+        let line = Failure::from_error(&StreamError::LineTooLong { limit: 8 });
+        assert_eq!(line.deterministic.as_deref(), Some("CLEW_LINE_TOO_LONG"));
     }
 
     #[test]

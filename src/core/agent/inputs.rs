@@ -200,12 +200,21 @@ impl Task {
         self.advance();
     }
 
-    /// Aborts the task: cancels the stream, pending asks, running tools and timers, saves
-    /// what streamed with the interruption notice, runs the TaskCancel hook, and ends the task
-    /// `aborted`. No effect but those follows. Ignored once the task has ended.
+    /// Aborts the task: drops every effect still queued that would call the host (they were
+    /// decided before the abort), cancels the stream, running tools and timers, sends the final
+    /// version of each partial say (so the transcript shows what the history keeps) and the
+    /// round's `api_req_started` with its figures, saves what streamed with the interruption
+    /// notice, runs the TaskCancel hook, and ends the task `aborted`. A driver that performs
+    /// these effects before `abort` returns calls no callback after it. Before
+    /// [`start`](Self::start), the task simply ends `aborted`. Ignored once the task has ended.
     pub fn abort(&mut self, now: u64, reason: &str) {
         self.ctx.tick(now);
         if matches!(self.phase, Phase::Finished(_)) {
+            return;
+        }
+        self.ctx.effects.retain(|effect| matches!(effect, Effect::CancelStream { .. } | Effect::CancelTool { .. }));
+        if matches!(self.phase, Phase::NotStarted) {
+            self.finish(Outcome::Aborted { reason: reason.to_owned() });
             return;
         }
         let idle_at_completion =
@@ -221,12 +230,14 @@ impl Task {
                 self.ctx.effects.push_back(Effect::CancelTool { id });
             }
             if !round.stream_done() {
-                self.ctx.cancel_api_req(round.api_req_ts);
+                self.ctx.finish_partial_message(round);
+                self.ctx.finish_reasoning(round);
+                self.ctx.finish_api_req(round, Some(("user_cancelled", "")));
             }
         }
-        // NOTE: partial messages are finalised in the transcript without a say: after abort
-        // no callback but the TaskCancel hook runs.
-        self.ctx.transcript.finish_all_partial();
+        for ts in self.ctx.transcript.finish_all_partial() {
+            self.ctx.emit_final(ts);
+        }
         if self.ctx.config.hooks.task_cancel && !idle_at_completion {
             let id = self.ctx.new_id();
             self.ctx.hook(id, HookKind::TaskCancel, None, Vec::new(), None);

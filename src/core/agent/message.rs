@@ -197,12 +197,16 @@ impl Transcript {
     }
 
     /// Marks every partial message final, without telling anyone (abort).
-    pub(crate) fn finish_all_partial(&mut self) {
+    /// Marks every partial message final; returns their ts.
+    pub(crate) fn finish_all_partial(&mut self) -> Vec<u64> {
+        let mut finished = Vec::new();
         for message in &mut self.messages {
             if message.partial == Some(true) {
                 message.partial = Some(false);
+                finished.push(message.ts);
             }
         }
+        finished
     }
 
     /// The newest message.

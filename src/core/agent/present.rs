@@ -261,7 +261,7 @@ impl Ctx {
         if let Some(message) = self.transcript.get_mut(ts) {
             if message.is_partial() {
                 message.partial = Some(false);
-                self.emit_message(ts);
+                self.emit_final(ts);
             }
         }
     }

@@ -17,19 +17,32 @@ pub(crate) struct Repeats {
 }
 
 impl Repeats {
+    /// How many times in a row the call has come, counting this one, if it ran.
+    pub(crate) fn peek(&self, name: &str, params: &[(String, String)]) -> u32 {
+        if self.same(name, params) {
+            self.count + 1
+        } else {
+            1
+        }
+    }
+
+    fn same(&self, name: &str, params: &[(String, String)]) -> bool {
+        let params = || params.iter().filter(|(k, _)| k != "task_progress");
+        self.name == name
+            && params().count() == self.values.len()
+            && params().all(|(k, v)| self.keys.get(k).and_then(|&at| self.values.get(at)) == Some(v))
+    }
+
     /// Records a call; returns how many times in a row it has now come.
     pub(crate) fn record(&mut self, name: &str, params: &[(String, String)]) -> u32 {
-        let params = || params.iter().filter(|(k, _)| k != "task_progress");
-        let same = self.name == name
-            && params().count() == self.values.len()
-            && params().all(|(k, v)| self.keys.get(k).and_then(|&at| self.values.get(at)) == Some(v));
-        if same {
+        let params_of = || params.iter().filter(|(k, _)| k != "task_progress");
+        if self.same(name, params) {
             self.count += 1;
         } else {
             self.name = name.to_owned();
             self.keys.clear();
             self.values.clear();
-            for (k, v) in params() {
+            for (k, v) in params_of() {
                 self.keys.insert(k.clone(), self.values.len());
                 self.values.push(v.clone());
             }

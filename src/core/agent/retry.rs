@@ -3,7 +3,10 @@
 //! next ([`NextTry`]): truncate and send again at once, wait and send again, ask the user, or
 //! give up. The first chunk's failure, a failure mid-stream, an empty reply, the first-byte
 //! and idle timeouts and a context-window overflow all go through it; only where the retry
-//! lands (the same round, or the next) differs between them.
+//! lands (the same round, or the next) differs between them. Failures that would repeat
+//! (a 400, an oversized line, a context window the history cannot be truncated to fit) end
+//! the task at once; a server's `retry-after` longer than the policy's longest delay goes to
+//! the user at once.
 
 use super::effect::{codes, Outcome};
 use super::failure::Failure;
@@ -22,7 +25,9 @@ pub(crate) enum NextTry {
     At(u64),
     /// The user is asked whether to retry: the `api_req_failed` ask with this ts went out.
     Ask(u64),
-    /// No one can be asked (YOLO): the task ends with this outcome; an `error` say went out.
+    /// The task ends with this outcome (an `error` say went out): no one can be asked (YOLO),
+    /// or the request cannot succeed as it is (a bad request, an oversized line, a context
+    /// window the history can no longer be truncated to fit).
     GiveUp(Outcome),
 }
 
@@ -31,16 +36,38 @@ impl Ctx {
     /// truncation already retried" flag, for failures that can be retried within the round
     /// (`None` between rounds).
     pub(crate) fn next_try(&mut self, failure: &Failure, context_retry: Option<&mut bool>) -> NextTry {
-        if let (true, Some(used)) = (failure.context_window, context_retry) {
-            if !*used {
-                *used = true;
-                self.deleted = history::next_truncation(&self.history, self.deleted, Truncation::Quarter);
-                return NextTry::Truncated;
+        if let Some(code) = &failure.deterministic {
+            return self.give_up(code, failure.message.clone());
+        }
+        if failure.context_window {
+            let truncated = history::next_truncation(&self.history, self.deleted, Truncation::Quarter);
+            if truncated == self.deleted {
+                let message = format!("{} (the history cannot be truncated further)", failure.message);
+                return self.give_up(codes::CONTEXT_WINDOW_EXCEEDED, message);
             }
-            // NOTE: as in the reference, the retry after this one truncates again.
-            *used = false;
+            if let Some(used) = context_retry {
+                if !*used {
+                    *used = true;
+                    self.deleted = truncated;
+                    return NextTry::Truncated;
+                }
+                // NOTE: as in the reference, the retry after this one truncates again.
+                *used = false;
+            }
         }
         let policy = self.config.retry;
+        let too_long = failure.retry_after_ms.filter(|ms| *ms > policy.max_delay_ms);
+        if let Some(ms) = too_long {
+            // NOTE: a server that asks for a longer wait than the policy allows is not slept on
+            // in silence: a person decides (in YOLO, the task fails).
+            let message =
+                format!("{} (the server asked to wait {} s before a retry)", failure.message, ms.div_ceil(1000));
+            if self.config.yolo {
+                self.say(SayKind::Error, message.clone());
+                return NextTry::GiveUp(Outcome::failed(codes::RETRIES_EXHAUSTED, message));
+            }
+            return NextTry::Ask(self.ask(AskKind::ApiReqFailed, message));
+        }
         if failure.auto_retry && self.retry_attempts < policy.max_retries {
             self.retry_attempts += 1;
             let delay = policy.delay_ms(self.retry_attempts).max(failure.retry_after_ms.unwrap_or(0));
@@ -55,6 +82,12 @@ impl Ctx {
             return NextTry::GiveUp(Outcome::failed(codes::RETRIES_EXHAUSTED, failure.message.clone()));
         }
         NextTry::Ask(self.ask(AskKind::ApiReqFailed, failure.message.clone()))
+    }
+
+    /// Ends the task: the request cannot succeed as it is (`code` says why).
+    fn give_up(&mut self, code: &str, message: String) -> NextTry {
+        self.say(SayKind::Error, message.clone());
+        NextTry::GiveUp(Outcome::failed(code, message))
     }
 
     /// The user answered "yes" to `api_req_failed`: automatic retries start over.

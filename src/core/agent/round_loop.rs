@@ -32,6 +32,10 @@ impl Task {
             self.ctx.effects.push_back(Effect::CancelStream { stream: round.stream_id });
             self.end_of_stream();
         } else if let Err(error) = result {
+            // NOTE: the body may still be open (a malformed event mid-stream): stop reading it.
+            if !end {
+                self.ctx.effects.push_back(Effect::CancelStream { stream: round.stream_id });
+            }
             self.stream_failed(&error);
         } else if end {
             self.end_of_stream();

@@ -90,6 +90,13 @@ pub fn repeated_call(name: &str) -> String {
     )
 }
 
+/// The error result of an identical call that was not run (the `count`th in a row).
+pub fn repeated_call_not_run(name: &str, count: u32) -> String {
+    format!(
+        "Tool [{name}] was not run: it is call {count} in a row with identical arguments, and its result would not change."
+    )
+}
+
 /// The user-facing error for an empty reply.
 pub fn empty_reply_error() -> String {
     "Invalid API response: the model returned no text and no tool call (empty or unparsable reply).".to_owned()

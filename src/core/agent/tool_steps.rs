@@ -18,6 +18,9 @@ use crate::core::conversation::{Content, ContentBlock};
 use super::tool_job::{auto_approved, get, result_blocks, result_blocks_raw};
 use crate::core::json::Json;
 
+/// Identical calls in a row after which the next round starts at the mistake limit.
+const IDENTICAL_LIMIT: u32 = 5;
+
 impl Ctx {
     /// Starts the job of a complete tool block.
     pub(crate) fn start_tool(&mut self, round: &mut Round, job: ToolJob) {
@@ -29,6 +32,15 @@ impl Ctx {
             self.mistakes += 1;
             self.say(SayKind::Error, format!("The model called a tool that does not exist: {}", job.name));
             self.push_result(round, &job, result_blocks_raw(&job, texts::unknown_tool(&job.name, &names.join(", "))));
+            return;
+        }
+        let repeats = self.identical.peek(&job.name, &job.params);
+        if repeats > IDENTICAL_LIMIT {
+            // NOTE: the fifth identical call in a row already set the mistake limit for the
+            // next round; the ones after it in the same reply (parallel mode) are not run.
+            self.finish_block_message(round);
+            let text = texts::tool_error(&texts::repeated_call_not_run(&job.name, repeats));
+            self.push_result(round, &job, result_blocks_raw(&job, text));
             return;
         }
         let spec = texts::params_of(&self.config, &job.name);
@@ -185,7 +197,7 @@ impl Ctx {
     fn count_identical(&mut self, round: &mut Round, job: &ToolJob) {
         match self.identical.record(&job.name, &job.params) {
             3 => round.user_content.push(ContentBlock::Text { text: texts::repeated_call(&job.name) }),
-            5 => self.mistakes = self.config.max_consecutive_mistakes,
+            IDENTICAL_LIMIT => self.mistakes = self.config.max_consecutive_mistakes,
             _ => {}
         }
     }

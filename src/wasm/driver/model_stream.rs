@@ -6,6 +6,7 @@ use std::rc::Rc;
 use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
+use web_sys::AbortSignal;
 
 use super::super::js_call::{abort_controller, call_with, clew_pump, error_message, settle, spawn};
 use super::super::json_js::to_js;
@@ -58,11 +59,11 @@ impl Driver {
                     }
                 }
             };
-            me.read_response(stream, settle(opened).await).await;
+            me.read_response(stream, settle(opened).await, &signal).await;
         }));
     }
 
-    async fn read_response(self: &Rc<Self>, stream: u64, opened: Result<JsValue, JsValue>) {
+    async fn read_response(self: &Rc<Self>, stream: u64, opened: Result<JsValue, JsValue>, signal: &AbortSignal) {
         let response = match opened {
             Ok(response) => response,
             Err(error) => return self.stream_failed(stream, StreamError::Network { message: error_message(&error) }),
@@ -95,7 +96,7 @@ impl Driver {
             buffer = bytes;
             Ok(!me.is_current(stream))
         });
-        let result = clew_pump(&body, &push).await;
+        let result = clew_pump(&body, &push, signal).await;
         if !self.is_current(stream) {
             return;
         }
