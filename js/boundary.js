@@ -101,30 +101,20 @@ async function drained(controller) {
 
 // The chunk objects of a push (src/wasm/stream.rs `chunks_to_js`), shaped as their JSON:
 // members in the same order, an absent one left out.
+// `object` with `key: value` added unless the value is absent.
+function put(object, key, value) {
+  if (value !== undefined) object[key] = value;
+  return object;
+}
 export function clew_chunk(out, kind, a, b, c, d) {
-  let chunk;
-  if (kind === 0) chunk = { type: "text", text: a };
-  else if (kind === 1) {
-    chunk = { type: "reasoning", reasoning: a };
-    if (b !== undefined) chunk.signature = b;
-    if (c !== undefined) chunk.redacted_data = c;
-  } else if (kind === 2) {
-    const call = a === undefined ? {} : { call_id: a };
-    const f = {};
-    if (b !== undefined) f.id = b;
-    if (c !== undefined) f.name = c;
-    if (d !== undefined) f.arguments = d;
-    call.function = f;
-    chunk = { type: "tool_calls", tool_call: call };
-  } else chunk = { type: "stop", reason: a };
-  out.push(chunk);
+  out.push(
+    kind === 0 ? { type: "text", text: a }
+    : kind === 1 ? put(put({ type: "reasoning", reasoning: a }, "signature", b), "redacted_data", c)
+    : kind === 2 ? { type: "tool_calls", tool_call: put(put({}, "call_id", a), "function", put(put(put({}, "id", b), "name", c), "arguments", d)) }
+    : { type: "stop", reason: a });
 }
 export function clew_usage(out, input, output, write, read, cost) {
-  const usage = { type: "usage", inputTokens: input, outputTokens: output };
-  if (write !== undefined) usage.cacheWriteTokens = write;
-  if (read !== undefined) usage.cacheReadTokens = read;
-  if (cost !== undefined) usage.totalCost = cost;
-  out.push(usage);
+  out.push(put(put(put({ type: "usage", inputTokens: input, outputTokens: output }, "cacheWriteTokens", write), "cacheReadTokens", read), "totalCost", cost));
 }
 
 export function clew_transform(push, finish) {

@@ -34,17 +34,10 @@ impl FoldHasher {
 
 impl Hasher for FoldHasher {
     fn write(&mut self, bytes: &[u8]) {
-        let mut words = bytes.chunks_exact(8);
-        for word in &mut words {
-            self.add(u64::from_le_bytes(<[u8; 8]>::try_from(word).unwrap_or_default()));
-        }
-        let rest = words.remainder();
-        if !rest.is_empty() {
-            let mut last = [0u8; 8];
-            for (to, from) in last.iter_mut().zip(rest) {
-                *to = *from;
-            }
-            self.add(u64::from_le_bytes(last) ^ ((rest.len() as u64) << 56));
+        for chunk in bytes.chunks(8) {
+            // NOTE: a short last chunk starts from its length, so "a" and "a\0" differ.
+            let word = chunk.iter().rev().fold(chunk.len() as u64, |word, byte| (word << 8) | u64::from(*byte));
+            self.add(word);
         }
     }
 

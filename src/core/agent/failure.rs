@@ -20,10 +20,10 @@ pub struct Failure {
     /// How long the server asked to wait, in milliseconds.
     pub retry_after_ms: Option<u64>,
     /// The same request would fail the same way (a 400 that is not about the context window,
-    /// a line or event over the size limit): it is never retried, and the task ends with
-    /// this code.
+    /// a line or event over the size limit): it is never retried, and the task ends
+    /// ([`Failure::end_code`]).
     #[serde(default)]
-    pub deterministic: Option<String>,
+    pub deterministic: bool,
 }
 
 const CONTEXT_PATTERNS: [&str; 9] = [
@@ -59,7 +59,17 @@ impl Failure {
             auto_retry: true,
             context_window: false,
             retry_after_ms: None,
-            deterministic: None,
+            deterministic: false,
+        }
+    }
+
+    /// The code a deterministic failure ends the task with: `CLEW_BAD_REQUEST` for a 400,
+    /// else the stream error's own.
+    pub fn end_code(&self) -> &str {
+        if self.code == "CLEW_HTTP_ERROR" {
+            codes::BAD_REQUEST
+        } else {
+            &self.code
         }
     }
 
@@ -84,11 +94,8 @@ impl Failure {
             StreamError::Http { retry_after_ms, .. } => *retry_after_ms,
             _ => None,
         };
-        let deterministic = match error {
-            StreamError::Http { status: 400, .. } if !context_window => Some(codes::BAD_REQUEST.to_owned()),
-            StreamError::LineTooLong { .. } | StreamError::EventTooLarge { .. } => Some(error.code().to_owned()),
-            _ => None,
-        };
+        let deterministic = matches!(error, StreamError::LineTooLong { .. } | StreamError::EventTooLarge { .. })
+            || (status == Some(400) && !context_window);
         Self {
             code: error.code().to_owned(),
             message,
@@ -114,19 +121,23 @@ mod tests {
             assert!(!http(status, "nope").auto_retry, "{status}");
         }
         for status in [429, 500, 502, 503, 529] {
-            assert!(http(status, "busy").auto_retry && http(status, "busy").deterministic.is_none(), "{status}");
+            assert!(http(status, "busy").auto_retry && !http(status, "busy").deterministic, "{status}");
         }
     }
 
     #[test]
     fn a_bad_request_and_an_oversized_line_are_deterministic_but_a_context_overflow_is_not() {
         assert_eq!(
-            http(400, r#"{"error":{"message":"tools.0.name: bad"}}"#).deterministic.as_deref(),
+            Some(http(400, r#"{"error":{"message":"tools.0.name: bad"}}"#))
+                .filter(|f| f.deterministic)
+                .map(|f| f.end_code().to_owned())
+                .as_deref(),
             Some(codes::BAD_REQUEST)
         );
-        assert_eq!(http(400, r#"{"error":{"message":"prompt is too long"}}"#).deterministic, None);
+        assert!(!http(400, r#"{"error":{"message":"prompt is too long"}}"#).deterministic);
         let line = Failure::from_error(&StreamError::LineTooLong { limit: 8 });
-        assert_eq!(line.deterministic.as_deref(), Some("CLEW_LINE_TOO_LONG"));
+        assert!(line.deterministic);
+        assert_eq!(line.end_code(), "CLEW_LINE_TOO_LONG");
     }
 
     #[test]

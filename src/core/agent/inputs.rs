@@ -212,7 +212,9 @@ impl Task {
         if matches!(self.phase, Phase::Finished(_)) {
             return;
         }
-        self.ctx.effects.retain(|effect| matches!(effect, Effect::CancelStream { .. } | Effect::CancelTool { .. }));
+        // NOTE: a cancel among them is not lost: `Finished` makes the driver cancel every
+        // stream and tool it still runs.
+        self.ctx.effects = std::collections::VecDeque::new();
         if matches!(self.phase, Phase::NotStarted) {
             self.finish(Outcome::Aborted { reason: reason.to_owned() });
             return;

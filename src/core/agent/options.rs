@@ -71,80 +71,89 @@ impl TaskOptions {
     /// A message naming the first option that cannot work (`options.retry.maxRetries must
     /// be …`), for a `TypeError` with code `CLEW_INVALID_OPTIONS`.
     pub fn from_json(options: &Json, functions: usize) -> Result<Self, String> {
-        // NOTE: the plain settings are read first and what owns memory (strings, the model's
-        // settings, the tools) last: every early return drops what is live, and fewer live
-        // owners make this, the package's largest reader, markedly smaller.
         let fns = Functions(functions);
         let options = object(options, "options").map_err(|_| "new Task(options) needs an options object".to_owned())?;
         let model = object_member(options, "options", "model")?.ok_or("options.model is required")?;
-        let format = match string(model, "options.model", "format")?.as_deref() {
+        let mut first = FirstError(None);
+        let format = match first.keep(string(model, "options.model", "format")).as_deref() {
             None => Format::Anthropic,
-            Some(name) => {
-                name.parse().map_err(|_| "options.model.format must be \"anthropic\", \"openai\" or \"chunks\"")?
-            }
+            Some(name) => name.parse().unwrap_or_else(|_| {
+                first.note("options.model.format must be \"anthropic\", \"openai\" or \"chunks\"".into());
+                Format::Anthropic
+            }),
         };
         let empty = Json::object();
-        let section =
-            |name: &str| -> Result<&Json, String> { Ok(object_member(options, "options", name)?.unwrap_or(&empty)) };
-        let (auto, retry, timeouts) = (section("autoApprove")?, section("retry")?, section("timeouts")?);
-        let (limits, checkpoint, hooks) = (section("limits")?, section("checkpoint")?, section("hooks")?);
-        let tool_calling = match string(options, "options", "toolCalling")?.as_deref() {
+        let mut section = |name: &str| first.keep(object_member(options, "options", name)).unwrap_or(&empty);
+        let (auto, retry, timeouts) = (section("autoApprove"), section("retry"), section("timeouts"));
+        let (limits, checkpoint, hooks) = (section("limits"), section("checkpoint"), section("hooks"));
+        let tool_calling = match first.keep(string(options, "options", "toolCalling")).as_deref() {
             None | Some("xml") => ToolCalling::Xml,
             Some("native") => ToolCalling::Native,
-            Some(_) => return Err("options.toolCalling must be \"xml\" or \"native\"".into()),
+            Some(_) => {
+                first.note("options.toolCalling must be \"xml\" or \"native\"".into());
+                ToolCalling::Xml
+            }
         };
         let mut hook_slots: [Option<Slot>; 5] = Default::default();
         for (slot, name) in hook_slots.iter_mut().zip(HOOK_NAMES) {
-            *slot = fns.get(hooks, "options.hooks", name)?;
+            *slot = first.keep(fns.get(hooks, "options.hooks", name));
         }
         // NOTE: 0 turns a timeout off; absent keeps the default.
-        let timeout = |key: &str, default: Option<u64>| -> Result<Option<u64>, String> {
-            Ok(match count(timeouts, "options.timeouts", key)? {
-                Some(0) => None,
-                Some(ms) => Some(ms),
-                None => default,
-            })
+        let mut timeout = |key: &str, default: Option<u64>| match first.keep(count(timeouts, "options.timeouts", key)) {
+            Some(0) => None,
+            Some(ms) => Some(ms),
+            None => default,
         };
-        let (retry_defaults, timeout_defaults) = (RetryPolicy::default(), Timeouts::default());
-        let retry = RetryPolicy {
-            max_retries: count(retry, "options.retry", "maxRetries")?
-                .map_or(retry_defaults.max_retries, |n| n.min(1_000) as u32),
-            base_delay_ms: count(retry, "options.retry", "baseDelayMs")?.unwrap_or(retry_defaults.base_delay_ms),
-            max_delay_ms: count(retry, "options.retry", "maxDelayMs")?.unwrap_or(retry_defaults.max_delay_ms),
-        };
+        let timeout_defaults = Timeouts::default();
         let timeouts = Timeouts {
-            first_byte_ms: timeout("firstByteMs", timeout_defaults.first_byte_ms)?,
-            idle_ms: timeout("idleMs", timeout_defaults.idle_ms)?,
+            first_byte_ms: timeout("firstByteMs", timeout_defaults.first_byte_ms),
+            idle_ms: timeout("idleMs", timeout_defaults.idle_ms),
+        };
+        let retry_defaults = RetryPolicy::default();
+        let retry = RetryPolicy {
+            max_retries: first
+                .keep(count(retry, "options.retry", "maxRetries"))
+                .map_or(retry_defaults.max_retries, |n| n.min(1_000) as u32),
+            base_delay_ms: first
+                .keep(count(retry, "options.retry", "baseDelayMs"))
+                .unwrap_or(retry_defaults.base_delay_ms),
+            max_delay_ms: first
+                .keep(count(retry, "options.retry", "maxDelayMs"))
+                .unwrap_or(retry_defaults.max_delay_ms),
         };
         let limits = Limits {
-            max_requests: count(limits, "options.limits", "maxRequests")?,
-            max_cost: amount(limits, "options.limits", "maxCost")?,
+            max_requests: first.keep(count(limits, "options.limits", "maxRequests")),
+            max_cost: first.keep(amount(limits, "options.limits", "maxCost")),
         };
         let auto_approve = AutoApprove {
-            read_only: flag(auto, "options.autoApprove", "readOnly")?.unwrap_or(false),
-            all: flag(auto, "options.autoApprove", "all")?.unwrap_or(false),
+            read_only: first.keep(flag(auto, "options.autoApprove", "readOnly")).unwrap_or(false),
+            all: first.keep(flag(auto, "options.autoApprove", "all")).unwrap_or(false),
         };
-        let yolo = flag(options, "options", "yolo")?.unwrap_or(false);
-        let max_consecutive_mistakes = count(options, "options", "maxConsecutiveMistakes")?
+        let yolo = first.keep(flag(options, "options", "yolo")).unwrap_or(false);
+        let max_consecutive_mistakes = first
+            .keep(count(options, "options", "maxConsecutiveMistakes"))
             .map_or(DEFAULT_MAX_CONSECUTIVE_MISTAKES, |n| n.min(u64::from(u32::MAX)) as u32);
-        let parallel_tool_calling = flag(options, "options", "parallelToolCalling")?.unwrap_or(false);
+        let parallel_tool_calling = first.keep(flag(options, "options", "parallelToolCalling")).unwrap_or(false);
         let presentation_interval_ms =
-            count(options, "options", "presentationIntervalMs")?.unwrap_or(DEFAULT_PRESENTATION_INTERVAL_MS);
-        let checkpoint_save = fns.get(checkpoint, "options.checkpoint", "save")?;
-        let checkpoint_initial = fns.get(checkpoint, "options.checkpoint", "initial")?;
-        let say = fns.get(options, "options", "say")?;
-        let ask = fns.get(options, "options", "ask")?;
-        let fetch = fns.get(model, "options.model", "fetch")?;
-        let request = fns.get(model, "options.model", "request")?;
-        let info = match object_member(model, "options.model", "info")? {
-            Some(info) => model_info_from_json(info, "options.model.info")?,
+            first.keep(count(options, "options", "presentationIntervalMs")).unwrap_or(DEFAULT_PRESENTATION_INTERVAL_MS);
+        let checkpoint_save = first.keep(fns.get(checkpoint, "options.checkpoint", "save"));
+        let checkpoint_initial = first.keep(fns.get(checkpoint, "options.checkpoint", "initial"));
+        let say = first.keep(fns.get(options, "options", "say"));
+        let ask = first.keep(fns.get(options, "options", "ask"));
+        let fetch = first.keep(fns.get(model, "options.model", "fetch"));
+        let request = first.keep(fns.get(model, "options.model", "request"));
+        let info = match first.keep(object_member(model, "options.model", "info")) {
+            Some(info) => first.keep(model_info_from_json(info, "options.model.info").map(Some)).unwrap_or_default(),
             None => ModelInfo::default(),
         };
-        let system_prompt = string(options, "options", "systemPrompt")?;
-        let rules = string(options, "options", "rules")?;
-        let environment = string(options, "options", "environment")?;
-        let settings = ModelSettings::from_json(model, "options.model")?;
-        let (tools, tool_slots) = tools(options, &fns)?;
+        let system_prompt = first.keep(string(options, "options", "systemPrompt"));
+        let rules = first.keep(string(options, "options", "rules"));
+        let environment = first.keep(string(options, "options", "environment"));
+        let settings = first.keep(ModelSettings::from_json(model, "options.model").map(Some)).unwrap_or_default();
+        let (tools, tool_slots) = tools(options, &fns, &mut first);
+        if let Some(error) = first.0 {
+            return Err(error);
+        }
         let config = TaskConfig {
             format,
             info,
@@ -184,6 +193,26 @@ impl TaskOptions {
     }
 }
 
+/// The first error of a reading that goes on past errors. NOTE: each setting is read on its
+/// own and a bad one reads as absent, so no read returns early (an early return at each read,
+/// dropping what is live there, made this reader larger).
+struct FirstError(Option<String>);
+
+impl FirstError {
+    /// The value read, or `None` (noting the error) when it could not be.
+    fn keep<T>(&mut self, read: Result<Option<T>, String>) -> Option<T> {
+        read.unwrap_or_else(|error| {
+            self.note(error);
+            None
+        })
+    }
+
+    /// Notes an error, unless one came first.
+    fn note(&mut self, error: String) {
+        self.0.get_or_insert(error);
+    }
+}
+
 /// The host's functions, by count.
 struct Functions(usize);
 
@@ -203,36 +232,40 @@ impl Functions {
     }
 }
 
-/// `options.tools`: the specs and, per tool, its name and callbacks' slots.
-fn tools(options: &Json, fns: &Functions) -> Result<(Vec<ToolSpec>, Vec<ToolSlots>), String> {
+/// `options.tools`: the specs and, per tool, its name and callbacks' slots (errors noted in
+/// `first`; a tool that cannot be read is left out).
+fn tools(options: &Json, fns: &Functions, first: &mut FirstError) -> (Vec<ToolSpec>, Vec<ToolSlots>) {
     let mut specs = Vec::new();
     let mut slots = Vec::new();
-    for (i, tool) in list(options, "options", "tools")?.iter().enumerate() {
+    for (i, tool) in first.keep(list(options, "options", "tools").map(Some)).unwrap_or_default().iter().enumerate() {
         let at = format!("options.tools[{i}]");
-        let tool = object(tool, &at)?;
-        let name = required(tool, &at, "name")?;
-        let execute = fns.get(tool, &at, "execute")?.ok_or_else(|| format!("{at}.execute is required"))?;
-        let describe = fns.get(tool, &at, "describe")?;
+        let Some(tool) = first.keep(object(tool, &at).map(Some)) else { continue };
+        let name = first.keep(required(tool, &at, "name").map(Some)).unwrap_or_default();
+        let execute = first.keep(fns.get(tool, &at, "execute"));
+        if execute.is_none() {
+            first.note(format!("{at}.execute is required"));
+        }
+        let describe = first.keep(fns.get(tool, &at, "describe"));
         let mut parameters = Vec::new();
-        for (j, param) in list(tool, &at, "parameters")?.iter().enumerate() {
+        for (j, param) in first.keep(list(tool, &at, "parameters").map(Some)).unwrap_or_default().iter().enumerate() {
             let pat = format!("{at}.parameters[{j}]");
-            let param = object(param, &pat)?;
+            let Some(param) = first.keep(object(param, &pat).map(Some)) else { continue };
             parameters.push(ParamSpec {
-                name: required(param, &pat, "name")?,
-                description: string(param, &pat, "description")?.unwrap_or_default(),
-                required: flag(param, &pat, "required")?.unwrap_or(false),
+                name: first.keep(required(param, &pat, "name").map(Some)).unwrap_or_default(),
+                description: first.keep(string(param, &pat, "description")).unwrap_or_default(),
+                required: first.keep(flag(param, &pat, "required")).unwrap_or(false),
             });
         }
         specs.push(ToolSpec {
             name: name.clone(),
-            description: string(tool, &at, "description")?.unwrap_or_default(),
+            description: first.keep(string(tool, &at, "description")).unwrap_or_default(),
             parameters,
-            input_schema: object_member(tool, &at, "inputSchema")?.map(Json::to_string),
-            read_only: flag(tool, &at, "readOnly")?.unwrap_or(false),
-            timeout_ms: count(tool, &at, "timeoutMs")?,
+            input_schema: first.keep(object_member(tool, &at, "inputSchema")).map(Json::to_string),
+            read_only: first.keep(flag(tool, &at, "readOnly")).unwrap_or(false),
+            timeout_ms: first.keep(count(tool, &at, "timeoutMs")),
             describe: describe.is_some(),
         });
-        slots.push(ToolSlots { name, execute, describe });
+        slots.push(ToolSlots { name, execute: execute.unwrap_or_default(), describe });
     }
-    Ok((specs, slots))
+    (specs, slots)
 }

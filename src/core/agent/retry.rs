@@ -36,8 +36,8 @@ impl Ctx {
     /// truncation already retried" flag, for failures that can be retried within the round
     /// (`None` between rounds).
     pub(crate) fn next_try(&mut self, failure: &Failure, context_retry: Option<&mut bool>) -> NextTry {
-        if let Some(code) = &failure.deterministic {
-            return self.give_up(code, failure.message.clone());
+        if failure.deterministic {
+            return self.give_up(failure.end_code(), failure.message.clone());
         }
         if failure.context_window {
             let truncated = history::next_truncation(&self.history, self.deleted, Truncation::Quarter);
@@ -62,11 +62,7 @@ impl Ctx {
             // in silence: a person decides (in YOLO, the task fails).
             let message =
                 format!("{} (the server asked to wait {} s before a retry)", failure.message, ms.div_ceil(1000));
-            if self.config.yolo {
-                self.say(SayKind::Error, message.clone());
-                return NextTry::GiveUp(Outcome::failed(codes::RETRIES_EXHAUSTED, message));
-            }
-            return NextTry::Ask(self.ask(AskKind::ApiReqFailed, message));
+            return self.ask_or_give_up(message);
         }
         if failure.auto_retry && self.retry_attempts < policy.max_retries {
             self.retry_attempts += 1;
@@ -77,11 +73,15 @@ impl Ctx {
         if failure.auto_retry && policy.max_retries > 0 {
             self.say_retry(failure, policy.max_retries, 0, true);
         }
+        self.ask_or_give_up(failure.message.clone())
+    }
+
+    /// Asks the user whether to retry, or in YOLO, where no one is asked, gives up.
+    fn ask_or_give_up(&mut self, message: String) -> NextTry {
         if self.config.yolo {
-            self.say(SayKind::Error, failure.message.clone());
-            return NextTry::GiveUp(Outcome::failed(codes::RETRIES_EXHAUSTED, failure.message.clone()));
+            return self.give_up(codes::RETRIES_EXHAUSTED, message);
         }
-        NextTry::Ask(self.ask(AskKind::ApiReqFailed, failure.message.clone()))
+        NextTry::Ask(self.ask(AskKind::ApiReqFailed, message))
     }
 
     /// Ends the task: the request cannot succeed as it is (`code` says why).
