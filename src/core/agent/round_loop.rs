@@ -117,9 +117,11 @@ impl Task {
                 }
                 Phase::InRound(round) if round.presenter_done() => self.end_round(*round),
                 Phase::InRound(mut round) if round.stream_done() && matches!(round.wait, Wait::StreamEnd { .. }) => {
-                    let Wait::StreamEnd { outcome } = std::mem::take(&mut round.wait) else { continue };
+                    let wait = std::mem::take(&mut round.wait);
                     self.phase = Phase::InRound(round);
-                    self.finish(outcome);
+                    if let Wait::StreamEnd { outcome } = wait {
+                        self.finish(outcome);
+                    }
                 }
                 other => {
                     self.phase = other;
