@@ -93,6 +93,25 @@ export function clew_define(object, key, value) {
   Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
+// The wasm exports the bindings call, each one that returns a single externref wrapped in a
+// Proxy (`refReturning`, their names: js/package.mjs reads them from clew_bg.wasm.d.ts). V8
+// before 13 (Node 20 and 22, Chromium of that age) inlines a JS->wasm call into the optimized
+// JS function that makes it; when that function is deoptimized while the wasm runs (lazily: the
+// wasm called back into JS, and that JS or a GC invalidated the optimized code), the
+// deoptimizer cannot rebuild the frame for an externref result and aborts the process:
+// "Fatal error ... unreachable code" in Deoptimizer::DoComputeBuiltinContinuation (SIGTRAP).
+// TurboFan does not inline the call of a Proxy: the wasm is entered through the Call builtin
+// (about 20 ns more a call). Every other export, and `memory`, is the instance's own (prototype).
+export function clew_wasm_exports(exports, refReturning) {
+  const out = Object.create(exports);
+  for (const name of refReturning) {
+    if (typeof exports[name] === "function") {
+      Object.defineProperty(out, name, { value: new Proxy(exports[name], {}), enumerable: true });
+    }
+  }
+  return out;
+}
+
 // Waits until the readable side has handed out every chunk queued so far: erroring a
 // stream drops what its queue still holds.
 async function drained(controller) {

@@ -30,7 +30,13 @@ const classes = [...glue.matchAll(/^export class (\w+)/gm)].map((m) => m[1]);
 // although the bindings are minified without --keep-names, which would wrap every function.
 const exported = [...glue.matchAll(/^export (?:class|function) (\w+)/gm)].map((m) => `[${m[1]}, "${m[1]}"]`);
 if (!glue.includes("guardClasses(")) {
-  glue = `import { guardClasses } from "./snippets/${snippet}/js/boundary.js";\n${glue}
+  // The exports that return one externref (`any` in the generated declarations) are called
+  // through a Proxy: js/boundary.js `clew_wasm_exports`.
+  const refReturning = [...readFileSync(join(pkg, "clew_bg.wasm.d.ts"), "utf8").matchAll(/^export const (\w+): \(.*\) => any;$/gm)].map((m) => m[1]);
+  const init = /^(\s*)wasm = instance\.exports;$/m;
+  if (!init.test(glue)) throw new Error("[build] `wasm = instance.exports;` not found in the bindings");
+  glue = glue.replace(init, `$1wasm = clew_wasm_exports(instance.exports, ${JSON.stringify(refReturning)});`);
+  glue = `import { guardClasses, clew_wasm_exports } from "./snippets/${snippet}/js/boundary.js";\n${glue}
 for (const [value, name] of [${exported.join(", ")}]) Object.defineProperty(value, "name", { value: name, configurable: true });
 guardClasses([${classes.join(", ")}]);\n`;
   writeFileSync(join(pkg, "clew.js"), glue);
@@ -105,7 +111,7 @@ const manifest = {
   },
   sideEffects: ["./node.js", "./browser.js", "./workerd.js", "./edge-light.js", "./inline.js", "./index.cjs"],
   keywords: generated.keywords,
-  engines: { node: ">=18.17" },
+  engines: { node: ">=20" },
 };
 writeFileSync(join(pkg, "package.json"), JSON.stringify(manifest, null, 2) + "\n");
 console.log(`[build] ${pkg}/package.json written (${manifest.name}@${manifest.version})`);
