@@ -50,7 +50,7 @@ function model(replies) {
  * callback being called, or "tick" for a check from outside between events), and checks the
  * invariants. Returns what it saw.
  */
-async function abortAt({ replies, when, options = {}, outside = false, hangAsks = false }) {
+async function abortAt({ replies, when, options = {}, outside = false, hang = [] }) {
   const { request, requests } = model(replies);
   let aborted = false;
   let returned = false;
@@ -66,6 +66,7 @@ async function abortAt({ replies, when, options = {}, outside = false, hangAsks 
       returned = true;
       return name === "ask" ? new Promise(() => {}) : undefined;
     }
+    if (hang.includes(name) && !(name === "ask" && args[0]?.partial)) return new Promise(() => {});
     return f ? f(...args) : undefined;
   };
   const tools = [
@@ -76,11 +77,7 @@ async function abortAt({ replies, when, options = {}, outside = false, hangAsks 
     model: { format: "chunks", request: guard("request", request) },
     tools,
     say: guard("say"),
-    ask: guard("ask", (m) => {
-      if (m.partial) return undefined;
-      if (hangAsks) return new Promise(() => {});
-      return m.ask === "followup" ? { response: "messageResponse", text: "blue" } : { response: "yesButtonClicked" };
-    }),
+    ask: guard("ask", (m) => (m.partial ? undefined : m.ask === "followup" ? { response: "messageResponse", text: "blue" } : { response: "yesButtonClicked" })),
     retry: { baseDelayMs: 30 },
     presentationIntervalMs: 10_000,
     checkpoint: { save: guard("checkpoint") },
@@ -162,14 +159,17 @@ for (const [name, replies, when, options] of cases) {
 const outsideCases = [
   ["before the first byte", [silent], (_, __, t) => t.state === "stream"],
   ["mid-stream", [streaming], (_, __, t) => t.messages.some((m) => m.say === "text")],
-  ["during an approval", [writeTool, completion], (_, __, t) => t.state === "answer", { hangAsks: true }],
+  ["during an approval", [writeTool, completion], (_, __, t) => t.state === "answer", { hang: ["ask"] }],
+  ["during a follow-up question", [followup, completion], (_, __, t) => t.state === "answer", { hang: ["ask"] }],
+  ["during a checkpoint", [writeTool, completion], (_, __, t) => t.state === "checkpoint", { hang: ["checkpoint"], autoApprove: { all: true } }],
+  ["during a hook", [readTool, completion], (_, __, t) => t.state === "hook", { hang: ["preToolUse"], autoApprove: { readOnly: true } }],
   ["while a tool runs", [writeTool, completion], (_, __, t) => t.state === "tool", { autoApprove: { all: true } }],
   ["during a retry delay", [broken, completion], (_, __, t) => t.state === "retryDelay", { retry: { baseDelayMs: 5_000 } }],
 ];
 
-for (const [name, replies, when, { hangAsks, ...options } = {}] of outsideCases) {
+for (const [name, replies, when, { hang, ...options } = {}] of outsideCases) {
   test(`abort from outside ${name}`, async () => {
-    await abortAt({ replies, when, options, outside: true, hangAsks });
+    await abortAt({ replies, when, options, outside: true, hang });
     await aNewTaskWorks();
   });
 }
@@ -230,6 +230,46 @@ test("a malformed body is cancelled at the failure, not read on until the retry"
   assert.deepEqual(events, ["cancelled"], "cancelled at the failure");
   assert.ok(pulls <= 3, `read ${pulls} times`);
   assert.equal((await outcome).status, "completed");
+});
+
+/** A task over one HTTP-like failure, answered "yes" to every ask; returns the outcome and asks. */
+async function faulted(response, options = {}) {
+  const asks = [];
+  let cancelled = false;
+  const task = new Task({
+    model: { format: "chunks", request: () => (typeof response === "function" ? response(() => { cancelled = true; }) : response) },
+    ask: (m) => { if (!m.partial) asks.push(m); return m.partial ? undefined : { response: "noButtonClicked" }; },
+    retry: { baseDelayMs: 5 },
+    ...options,
+  });
+  const outcome = await task.start("go");
+  await new Promise((r) => setTimeout(r, 20));
+  assert.deepEqual(unhandled, []);
+  return { outcome, asks, cancelled: () => cancelled };
+}
+
+test("faults that would repeat end the task with a code that says why, without retries", async () => {
+  const bad = await faulted(new Response('{"type":"error","error":{"type":"invalid_request_error","message":"tools.0: bad"}}', { status: 400 }));
+  assert.equal(bad.outcome.status, "failed");
+  assert.equal(bad.outcome.error.code, "CLEW_BAD_REQUEST");
+  assert.deepEqual(bad.asks, []);
+  const long = await faulted((cancel) => new ReadableStream({
+    pull(c) { c.enqueue(enc.encode("x".repeat(1 << 20))); },
+    cancel,
+  }));
+  assert.equal(long.outcome.error.code, "CLEW_LINE_TOO_LONG");
+  assert.ok(long.cancelled(), "the endless line's body was cancelled");
+  const overflow = await faulted(new Response('{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 210000 tokens > 200000 maximum"}}', { status: 400 }));
+  assert.equal(overflow.outcome.error.code, "CLEW_CONTEXT_WINDOW_EXCEEDED");
+});
+
+test("a retry-after longer than retry.maxDelayMs asks at once with the server's delay", async () => {
+  const started = Date.now();
+  const slow = await faulted(new Response("slow down", { status: 429, headers: { "retry-after": "86400" } }));
+  assert.ok(Date.now() - started < 2_000, "no day-long sleep");
+  assert.equal(slow.asks[0].ask, "api_req_failed");
+  assert.match(slow.asks[0].text, /86400 s/);
+  assert.equal(slow.outcome.error.code, "CLEW_API_REQ_FAILED");
 });
 
 test("1,000 aborted tasks whose bodies ignore the signal do not keep their memory", () => {
