@@ -231,3 +231,25 @@ test("each request's messages are fresh objects: changing one does not change th
   const texts = seen[2].messages.flatMap((m) => m.content.map((b) => b.text));
   assert.ok(texts.includes("[read for 'a'] Result:\ncontents of a"));
 });
+
+test("a describe that reads the task or starts it cannot break the instance", async () => {
+  const seen = [];
+  let task;
+  task = new Task({
+    model: { format: "chunks", request: scripted(["<lookup><term>a</term></lookup>", "<attempt_completion><result>ok</result></attempt_completion>"]) },
+    autoApprove: { all: true },
+    tools: [{
+      name: "lookup", parameters: [{ name: "term", required: true }], execute: () => "found",
+      describe: () => { seen.push(task.state, task.messages.length, task.history, task.outcome); task.start("again").catch(() => {}); return "subject"; },
+    }],
+    ask: (m) => (m.partial ? undefined : { response: "yesButtonClicked" }),
+  });
+  assert.equal((await task.start("go")).status, "completed");
+  assert.deepEqual(seen, ["", 0, undefined, undefined], "the getters read nothing while the machine is busy");
+  await aTaskStillWorks();
+});
+
+async function aTaskStillWorks() {
+  const again = new Task({ model: { format: "chunks", request: scripted(["<attempt_completion><result>fine</result></attempt_completion>"]) }, ask: (m) => (m.partial ? undefined : { response: "yesButtonClicked" }) });
+  assert.deepEqual(await again.start("go"), { status: "completed", result: "fine" });
+}

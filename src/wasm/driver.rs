@@ -166,8 +166,9 @@ impl Driver {
                 if let Some(timer) = timer {
                     timer.cancel();
                 }
-                // NOTE: a finished task keeps no user callback alive.
+                // NOTE: a finished task keeps no user callback alive, nor the requests' messages.
                 self.callbacks.borrow_mut().take();
+                self.history_js.borrow_mut().clear();
                 let resolve = self.resolve.borrow_mut().take();
                 if let Some(resolve) = resolve {
                     let _ = call(&resolve, &outcome_to_js(&outcome));

@@ -30,6 +30,14 @@ pub struct Task {
     driver: Rc<Driver>,
 }
 
+impl Task {
+    /// The machine, for a getter; `None` while it is busy: a tool's `describe` runs inside it,
+    /// and a getter it calls reads nothing rather than trapping.
+    fn machine(&self) -> Option<std::cell::Ref<'_, Machine>> {
+        self.driver.machine.try_borrow().ok()
+    }
+}
+
 #[wasm_bindgen]
 impl Task {
     /// A task set up with `options` (see `TaskOptions`).
@@ -62,20 +70,17 @@ impl Task {
         let Some(text) = text.as_string() else {
             return Promise::reject(&type_error(Code::InvalidArgument, "task.start(text) needs a string"));
         };
-        {
-            let machine = self.driver.machine.borrow();
-            // NOTE: a task aborted before it started ends `aborted`, with no callback.
-            if machine.messages().is_empty() {
-                if let Some(outcome) = machine.outcome() {
-                    return Promise::resolve(&outcome_to_js(outcome));
-                }
-            }
-            if machine.state() != "idle" {
-                return Promise::reject(&type_error(
-                    Code::TaskStarted,
-                    "this task was already started; create a new Task",
-                ));
-            }
+        // NOTE: the machine is busy only while the task runs (a tool's `describe`).
+        let idle = match self.machine() {
+            Some(machine) if machine.messages().is_empty() => match machine.outcome() {
+                // A task aborted before it started ends `aborted`, with no callback.
+                Some(outcome) => return Promise::resolve(&outcome_to_js(outcome)),
+                None => machine.state() == "idle",
+            },
+            _ => false,
+        };
+        if !idle {
+            return Promise::reject(&type_error(Code::TaskStarted, "this task was already started; create a new Task"));
         }
         let images = images.map(|a| images_from_js(&a)).unwrap_or_default();
         let driver = Rc::clone(&self.driver);
@@ -104,7 +109,7 @@ impl Task {
     /// The transcript: every say and ask message, partial ones in their latest state.
     #[wasm_bindgen(getter, unchecked_return_type = "TaskMessage[]")]
     pub fn messages(&self) -> Array {
-        self.driver.machine.borrow().messages().iter().map(message_to_js).collect()
+        self.machine().map(|m| m.messages().iter().map(message_to_js).collect()).unwrap_or_default()
     }
 
     /// The model-facing conversation (Anthropic-shaped content blocks).
@@ -113,25 +118,26 @@ impl Task {
         unchecked_return_type = "{ role: \"user\" | \"assistant\"; content: string | ContentBlock[] }[]"
     )]
     pub fn history(&self) -> JsValue {
-        super::json_js::to_js(&conversation::Message::list_to_json(self.driver.machine.borrow().history()))
+        self.machine()
+            .map_or(JsValue::UNDEFINED, |m| super::json_js::to_js(&conversation::Message::list_to_json(m.history())))
     }
 
     /// Tokens, cost (US dollars) and requests so far.
     #[wasm_bindgen(getter, unchecked_return_type = "TaskUsage")]
     pub fn usage(&self) -> JsValue {
-        usage_to_js(self.driver.machine.borrow().usage())
+        self.machine().map_or(JsValue::UNDEFINED, |m| usage_to_js(m.usage()))
     }
 
     /// What the task waits for: `"idle"`, `"stream"`, `"answer"`, `"tool"`, `"hook"`,
     /// `"checkpoint"`, `"retryDelay"`, `"presenting"` or `"finished"`.
     #[wasm_bindgen(getter, unchecked_return_type = "TaskState")]
     pub fn state(&self) -> String {
-        self.driver.machine.borrow().state().to_owned()
+        self.machine().map_or_else(String::new, |m| m.state().to_owned())
     }
 
     /// The outcome once the task ended, else `undefined`.
     #[wasm_bindgen(getter, unchecked_return_type = "TaskOutcome | undefined")]
     pub fn outcome(&self) -> JsValue {
-        self.driver.machine.borrow().outcome().map_or(JsValue::UNDEFINED, outcome_to_js)
+        self.machine().and_then(|m| m.outcome().map(outcome_to_js)).unwrap_or(JsValue::UNDEFINED)
     }
 }
