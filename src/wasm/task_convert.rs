@@ -26,10 +26,7 @@ pub(super) fn get(object: &JsValue, key: &str) -> JsValue {
 
 /// An image as a data URL (or its web address).
 pub(super) fn image_to_js(image: &ImageSource) -> JsValue {
-    match image {
-        ImageSource::Base64 { media_type, data } => JsValue::from_str(&format!("data:{media_type};base64,{data}")),
-        ImageSource::Url { url } => JsValue::from_str(url),
-    }
+    JsValue::from_str(&image.to_url_text())
 }
 
 /// Images given as data URLs or web addresses; anything else is skipped.
@@ -44,14 +41,8 @@ pub(super) fn images_from_js(value: &JsValue) -> Vec<ImageSource> {
     items
         .into_iter()
         .filter_map(|item| match item {
-            Json::String(text) => Some(text),
+            Json::String(text) => Some(ImageSource::from_url_text(&text)),
             _ => None,
-        })
-        .map(|text| match text.strip_prefix("data:").and_then(|rest| rest.split_once(";base64,")) {
-            Some((media_type, data)) => {
-                ImageSource::Base64 { media_type: media_type.to_owned(), data: data.to_owned() }
-            }
-            None => ImageSource::Url { url: text },
         })
         .collect()
 }
@@ -60,16 +51,12 @@ pub(super) fn images_from_js(value: &JsValue) -> Vec<ImageSource> {
 pub(super) fn message_to_js(message: &Message) -> JsValue {
     let out = Object::new();
     set(&out, "ts", &JsValue::from_f64(message.ts as f64));
-    match message.kind {
-        MessageKind::Say(kind) => {
-            set(&out, "type", &"say".into());
-            set(&out, "say", &kind.as_str().into());
-        }
-        MessageKind::Ask(kind) => {
-            set(&out, "type", &"ask".into());
-            set(&out, "ask", &kind.as_str().into());
-        }
-    }
+    let key = match message.kind {
+        MessageKind::Say(_) => "say",
+        MessageKind::Ask(_) => "ask",
+    };
+    set(&out, "type", &key.into());
+    set(&out, key, &message.kind_name().into());
     set(&out, "text", &JsValue::from_str(&message.text));
     if !message.images.is_empty() {
         let images: Array = message.images.iter().map(image_to_js).collect();

@@ -169,6 +169,26 @@ impl Harness {
         }
     }
 
+    /// Performs pending effects, then delivers one event (or the due wake-up).
+    pub fn step_once(&mut self) {
+        self.drain();
+        if let Some(event) = self.queue.pop_front() {
+            self.now += self.step;
+            let stream = match &event {
+                Event::Bytes(id, _) => Some(*id),
+                _ => None,
+            };
+            self.deliver(event);
+            if let Some(id) = stream {
+                self.queue_next_read(id);
+            }
+        } else if let Some(at) = self.wake.take() {
+            self.now = self.now.max(at);
+            self.task.handle(self.now, clew::agent::Event::Timer);
+        }
+        self.drain();
+    }
+
     fn queue_next_read(&mut self, id: u64) {
         if let Some((_, events)) = self.streams.iter_mut().find(|(s, _)| *s == id) {
             if let Some(next) = events.pop_front() {

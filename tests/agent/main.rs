@@ -16,6 +16,7 @@ mod abort;
 mod loop_rounds;
 mod native;
 mod options;
+mod from_history;
 mod presentation;
 mod retries;
 mod snapshot;

@@ -1,8 +1,12 @@
-//! Snapshots: at every point where a task waits, its state round-trips through JSON into a
-//! machine that finishes the run identically.
+//! Snapshots (issue 18): at every point where a task waits, its state round-trips through
+//! JSON into a machine that finishes the run identically; each waiting point resumes as
+//! the issue says; a bad snapshot is a typed error whatever its bytes.
 
 use crate::harness::*;
-use clew::agent::{AskAnswer, AskKind, AskResponse, MessageKind, Task, TaskConfig, INTERRUPTED_BY_API_ERROR};
+use clew::agent::{
+    AskAnswer, AskKind, AskResponse, Limits, Message, MessageKind, Outcome, SnapshotErrorKind, Task, TaskConfig,
+    TaskUsage, INTERRUPTED_BY_API_ERROR,
+};
 
 fn script() -> Vec<Reply> {
     vec![
@@ -14,11 +18,14 @@ fn script() -> Vec<Reply> {
     ]
 }
 
+/// `write` is idempotent here, so a run restored while it runs equals the whole run.
 fn scripted_config() -> TaskConfig {
-    TaskConfig { checkpoints: true, ..config() }
+    let mut config = TaskConfig { checkpoints: true, ..config() };
+    config.tools[1].idempotent = true;
+    config
 }
 
-fn answers(m: &clew::agent::Message) -> Option<AskAnswer> {
+fn answers(m: &Message) -> Option<AskAnswer> {
     match m.kind {
         _ if m.is_partial() => None,
         MessageKind::Ask(AskKind::Followup) => Some(AskAnswer::message("no")),
@@ -26,10 +33,24 @@ fn answers(m: &clew::agent::Message) -> Option<AskAnswer> {
     }
 }
 
-fn finish(mut h: Harness) -> (Vec<String>, String, Option<clew::agent::Outcome>) {
+type Run = (Vec<Message>, String, TaskUsage, Option<Outcome>);
+
+fn finish(mut h: Harness) -> Run {
     h.run();
     let history = serde_json::to_string(h.task.history()).unwrap();
-    (h.transcript(), history, h.outcome().cloned())
+    (h.task.messages().to_vec(), history, h.task.usage().clone(), h.outcome().cloned())
+}
+
+/// A harness continuing `h`'s task from its snapshot, with the rest of `script`.
+fn restored(h: &Harness, config: TaskConfig, script: Vec<Reply>) -> Harness {
+    let mut task = Task::restore(&h.task.snapshot(), config.clone()).expect("restore");
+    assert!(task.is_restored());
+    task.resume(h.now);
+    let mut rest = Harness::new(config, Vec::new());
+    rest.task = task;
+    rest.now = h.now;
+    rest.model = script.into_iter().skip(h.requests.len()).collect();
+    rest
 }
 
 #[test]
@@ -38,7 +59,7 @@ fn a_task_restored_at_every_waiting_point_finishes_identically() {
     whole.ask = Box::new(answers);
     whole.start("t");
     let expected = finish(whole);
-    assert!(matches!(expected.2, Some(clew::agent::Outcome::Completed { .. })));
+    assert!(matches!(expected.3, Some(Outcome::Completed { .. })));
 
     let mut points = 0;
     for stop_at in 1.. {
@@ -59,15 +80,8 @@ fn a_task_restored_at_every_waiting_point_finishes_identically() {
         if h.outcome().is_some() {
             break;
         }
-        let json = h.task.snapshot();
-        let restored = Task::restore(&json, h.now).expect("restore");
-        let mut rest = Harness::new(scripted_config(), Vec::new());
-        rest.task = restored;
-        rest.now = h.now;
+        let mut rest = restored(&h, scripted_config(), script());
         rest.ask = Box::new(answers);
-        let requests_so_far = h.requests.len();
-        rest.model = script().into_iter().skip(requests_so_far).collect();
-        rest.drain();
         assert_eq!(finish(rest), expected, "restored at waiting point {stop_at}");
         points += 1;
     }
@@ -75,29 +89,226 @@ fn a_task_restored_at_every_waiting_point_finishes_identically() {
 }
 
 #[test]
+fn a_finished_task_restored_keeps_its_outcome() {
+    let mut h = Harness::new(config(), vec![completion("ok")]);
+    h.start("t");
+    let outcome = h.outcome().cloned();
+    assert!(outcome.is_some());
+    let mut rest = restored(&h, config(), Vec::new());
+    rest.run();
+    assert_eq!(rest.outcome().cloned(), outcome);
+    assert!(rest.requests.is_empty());
+}
+
+fn paused_in_tool(tool_index: usize, idempotent: bool) -> (Harness, TaskConfig) {
+    let mut config = config();
+    config.tools[1].idempotent = idempotent;
+    let call = if tool_index == 0 { "<read><path>a</path></read>" } else { "<write><path>b</path><content>x</content></write>" };
+    let mut h = Harness::new(config.clone(), vec![text(&[call]), completion("ok")]);
+    h.tool = Box::new(|_, _| None);
+    h.start("t");
+    assert_eq!(h.task.state(), "tool");
+    (h, config)
+}
+
+#[test]
+fn a_tool_running_at_snapshot_time_that_may_have_written_gets_an_unknown_outcome_error() {
+    let (h, config) = paused_in_tool(1, false);
+    let mut rest = restored(&h, config, vec![text(&["<write><path>b</path><content>x</content></write>"]), completion("ok")]);
+    rest.run();
+    assert!(rest.tool_calls.is_empty(), "the write is not run twice");
+    let result = &rest.requests[0].messages.last().unwrap();
+    let text = serde_json::to_string(&result.content).unwrap();
+    assert!(text.contains("not known whether the call finished"), "{text}");
+    assert!(matches!(rest.outcome(), Some(Outcome::Completed { .. })));
+}
+
+#[test]
+fn a_read_only_or_idempotent_tool_running_at_snapshot_time_runs_again() {
+    for (index, idempotent) in [(0, false), (1, true)] {
+        let (h, config) = paused_in_tool(index, idempotent);
+        let name = config.tools[index].name.clone();
+        let mut rest = restored(&h, config, vec![Reply::Silent, completion("ok")]);
+        rest.run();
+        assert_eq!(rest.tool_calls.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>(), vec![name]);
+        assert!(matches!(rest.outcome(), Some(Outcome::Completed { .. })));
+    }
+}
+
+#[test]
 fn a_stream_open_at_snapshot_time_resumes_as_a_mid_stream_failure() {
     let mut h = Harness::new(config(), vec![Reply::Bytes(vec![text_line("Half of it"), text_line(" and more")])]);
     h.pause = Some(Box::new(|task| task.messages().iter().any(|m| m.text.starts_with("Half"))));
     h.start("t");
-    let json = h.task.snapshot();
-    let mut rest = Harness::new(config(), vec![completion("ok")]);
-    rest.task = Task::restore(&json, h.now).unwrap();
-    rest.now = h.now;
+    let shown: Vec<String> = h.task.messages().iter().map(|m| m.text.clone()).collect();
+    let mut rest = restored(&h, config(), vec![Reply::Silent, completion("ok")]);
     rest.run();
     assert_eq!(rest.history_texts(1), vec![format!("Half of it{INTERRUPTED_BY_API_ERROR}")]);
-    assert!(matches!(rest.outcome(), Some(clew::agent::Outcome::Completed { .. })));
+    let texts: Vec<&Message> = rest.task.messages().iter().filter(|m| m.text.starts_with("Half")).collect();
+    assert_eq!(texts.len(), 1, "said once");
+    assert!(shown.iter().any(|t| t == "Half of it"));
+    assert_eq!(rest.requests.len(), 1, "one more request");
+    assert!(matches!(rest.outcome(), Some(Outcome::Completed { .. })));
 }
 
 #[test]
-fn a_snapshot_is_plain_json_and_a_bad_one_is_a_typed_error() {
-    let mut h = Harness::new(config(), vec![completion("ok")]);
+fn a_retry_delay_resumes_with_only_the_time_left_even_on_a_clock_behind() {
+    let mut h = Harness::new(config(), vec![fail(http(500, "flaky")), completion("ok")]);
+    h.now = 10_000_000;
+    h.pause = Some(Box::new(|task| task.state() == "retryDelay"));
+    h.start("t");
+    let due = h.task.poll_timeout().expect("a wake-up");
+    assert!(due > h.now, "{due} {}", h.now);
+    let left = due - h.now;
+    assert!(left > 0);
+    // Restored 500 ms later on a machine whose clock is an hour behind.
+    let later = h.now + 500;
+    let behind = later - 3_600_000;
+    let mut task = Task::restore(&h.task.snapshot(), config()).unwrap();
+    task.resume(behind);
+    while task.poll_effect().is_some() {}
+    assert_eq!(task.poll_timeout(), Some(behind + left), "the time left, on the new clock");
+    let last_ts = h.task.messages().last().unwrap().ts;
+    task.handle_timeout(behind + left);
+    let mut new_ts = Vec::new();
+    while let Some(effect) = task.poll_effect() {
+        if let clew::agent::Effect::Say(m) = effect {
+            new_ts.push(m.ts);
+        }
+    }
+    assert!(new_ts.iter().all(|&ts| ts > last_ts), "ts keeps rising: {new_ts:?} after {last_ts}");
+}
+
+#[test]
+fn usage_and_limits_carry_on_across_resumes() {
+    let config = TaskConfig { limits: Limits { max_requests: Some(2), ..Limits::default() }, ..config() };
+    let reads = || text(&["<read><path>a</path></read>"]);
+    let mut h = Harness::new(config.clone(), vec![reads(), reads(), reads()]);
+    h.pause = Some(Box::new(|task| task.state() == "tool"));
+    h.start("t");
+    let mut rest = restored(&h, config.clone(), vec![reads(), reads(), reads()]);
+    rest.pause = Some(Box::new(|task| task.state() == "tool" && task.usage().requests == 2));
+    rest.run();
+    assert_eq!(rest.task.usage().requests, 2);
+    let mut last = restored(&rest, config, vec![reads()]);
+    last.run();
+    assert!(matches!(last.outcome(), Some(Outcome::Ended { code, .. }) if code == "CLEW_REQUEST_LIMIT"));
+    assert_eq!(last.task.usage().requests, 2);
+}
+
+#[test]
+fn a_cost_survives_a_snapshot_to_the_last_bit() {
+    let mut h = Harness::new(config(), vec![anthropic_like_cost(0.1), completion("ok")]);
+    h.pause = Some(Box::new(|task| task.state() == "tool"));
+    h.start("t");
+    let cost = h.task.usage().total_cost;
+    let task = Task::restore(&h.task.snapshot(), config()).unwrap();
+    assert_eq!(task.usage().total_cost.to_bits(), cost.to_bits());
+}
+
+fn anthropic_like_cost(cost: f64) -> Reply {
+    Reply::Bytes(vec![
+        text_line("<read><path>a</path></read>"),
+        line(serde_json::json!({"type": "usage", "inputTokens": 10, "outputTokens": 3, "totalCost": cost / 3.0})),
+    ])
+}
+
+#[test]
+fn the_changes_since_the_last_call_assemble_into_the_whole_snapshot() {
+    let mut h = Harness::new(scripted_config(), script());
+    h.ask = Box::new(answers);
+    let (mut history, mut messages): (Vec<serde_json::Value>, Vec<serde_json::Value>) = (Vec::new(), Vec::new());
+    let mut checks = 0;
+    for _ in 0..200 {
+        let delta: serde_json::Value = serde_json::from_str(&h.task.snapshot_changes()).unwrap();
+        let splice = |stored: &mut Vec<serde_json::Value>, from: &str, items: &str| {
+            stored.truncate(delta[from].as_u64().unwrap() as usize);
+            stored.extend(delta[items].as_array().unwrap().iter().cloned());
+        };
+        splice(&mut history, "historyFrom", "history");
+        splice(&mut messages, "messagesFrom", "messages");
+        let whole: serde_json::Value = serde_json::from_str(&h.task.snapshot()).unwrap();
+        assert_eq!(serde_json::Value::Array(history.clone()), whole["history"]);
+        assert_eq!(serde_json::Value::Array(messages.clone()), whole["messages"]);
+        assert_eq!(delta["state"], whole["state"]);
+        checks += 1;
+        if h.outcome().is_some() {
+            break;
+        }
+        h.step_once();
+    }
+    assert!(checks > 10);
+}
+
+#[test]
+fn a_bad_snapshot_is_a_typed_error_naming_what_is_wrong() {
+    let mut h = Harness::new(config(), vec![text(&["<write><path>b</path><content>x</content></write>"])]);
     h.ask = Box::new(|_| None);
     h.start("t");
     let json = h.task.snapshot();
+    let kind = |text: &str, config: TaskConfig| Task::restore(text, config).map(|_| ()).unwrap_err();
+    assert_eq!(kind("not json", config()).kind, SnapshotErrorKind::Invalid);
+    assert_eq!(kind("[]", config()).kind, SnapshotErrorKind::Invalid);
+    let newer = json.replacen("\"version\":1", "\"version\":2", 1);
+    let error = kind(&newer, config());
+    assert_eq!(error.kind, SnapshotErrorKind::Version);
+    assert!(error.message.contains('2'), "{}", error.message);
+    let mut fewer = config();
+    fewer.tools.truncate(1);
+    let error = kind(&json, fewer);
+    assert_eq!(error.kind, SnapshotErrorKind::ToolMissing);
+    assert!(error.message.contains("\"write\""), "{}", error.message);
+    let lost_ask = json.replacen("\"type\":\"ask\"", "\"type\":\"say\"", 1).replacen("\"ask\":\"tool\"", "\"say\":\"tool\"", 1);
+    let error = kind(&lost_ask, config());
+    assert_eq!(error.kind, SnapshotErrorKind::Invalid);
+    assert!(error.message.contains("ask"), "{}", error.message);
+}
+
+#[test]
+fn every_prefix_and_many_corruptions_of_a_snapshot_are_errors_or_tasks_never_panics() {
+    let mut h = Harness::new(config(), vec![text(&["Hi ", "<write><path>b</path><content>x</content></write>"])]);
+    h.ask = Box::new(|_| None);
+    h.start("t");
+    let json = h.task.snapshot();
+    for end in 0..json.len() {
+        if let Some(prefix) = json.get(..end) {
+            assert!(Task::restore(prefix, config()).is_err());
+        }
+    }
+    // Every number, string and literal replaced by others of every type.
+    let values = ["0", "-1", "1e400", "18446744073709551616", "\"\"", "\"x\"", "null", "true", "[]", "{}", "4294967296"];
     let value: serde_json::Value = serde_json::from_str(&json).unwrap();
-    assert_eq!(value["version"], 1);
-    let error = Task::restore("{\"version\":2}", 0).unwrap_err();
-    assert_eq!(error.field, "snapshot");
+    let mut paths = Vec::new();
+    collect_paths(&value, String::new(), &mut paths);
+    for path in paths {
+        for replacement in values {
+            let mut changed = value.clone();
+            *changed.pointer_mut(&path).unwrap() = serde_json::from_str(replacement).unwrap_or(serde_json::Value::Null);
+            if let Ok(mut task) = Task::restore(&changed.to_string(), config()) {
+                task.resume(h.now);
+                while task.poll_effect().is_some() {}
+                task.handle_ask_answer(h.now + 1, 0, AskAnswer::button(AskResponse::Yes));
+                task.abort(h.now + 2, "done");
+            }
+        }
+    }
+}
+
+fn collect_paths(value: &serde_json::Value, at: String, out: &mut Vec<String>) {
+    out.push(at.clone());
+    match value {
+        serde_json::Value::Object(map) => {
+            for (key, item) in map {
+                collect_paths(item, format!("{at}/{}", key.replace('~', "~0").replace('/', "~1")), out);
+            }
+        }
+        serde_json::Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                collect_paths(item, format!("{at}/{i}"), out);
+            }
+        }
+        _ => {}
+    }
 }
 
 #[test]
@@ -109,10 +320,7 @@ fn a_post_tool_use_hook_reissued_after_a_restore_gets_the_tools_result() {
     h.pause = Some(Box::new(|task| task.state() == "hook"));
     h.start("t");
     assert_eq!(h.task.state(), "hook");
-    let mut rest = Harness::new(config, Vec::new());
-    rest.task = Task::restore(&h.task.snapshot(), h.now).unwrap();
-    rest.now = h.now;
-    rest.model = script().into_iter().skip(h.requests.len()).collect();
+    let mut rest = restored(&h, config, script());
     rest.run();
     let results: Vec<_> = rest
         .effects
@@ -123,5 +331,5 @@ fn a_post_tool_use_hook_reissued_after_a_restore_gets_the_tools_result() {
         })
         .collect();
     assert_eq!(results, vec![Some("read ran with path=a".to_owned())]);
-    assert!(matches!(rest.outcome(), Some(clew::agent::Outcome::Completed { .. })));
+    assert!(matches!(rest.outcome(), Some(Outcome::Completed { .. })));
 }

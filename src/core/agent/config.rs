@@ -47,6 +47,11 @@ pub struct ToolSpec {
     /// the initial checkpoint.
     #[serde(default)]
     pub read_only: bool,
+    /// Whether running the tool twice with the same parameters does no more than running it
+    /// once: a call that was running when the task was snapshotted runs again on resume
+    /// (as a read-only one does) instead of being reported as of unknown outcome.
+    #[serde(default)]
+    pub idempotent: bool,
     /// Milliseconds after which a running call is cancelled and reported as failed.
     #[serde(default)]
     pub timeout_ms: Option<u64>,

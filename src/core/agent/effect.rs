@@ -195,6 +195,8 @@ pub mod codes {
     pub const COST_LIMIT: &str = "CLEW_COST_LIMIT";
     /// The user declined the completion without feedback.
     pub const COMPLETION_DECLINED: &str = "CLEW_COMPLETION_DECLINED";
+    /// The user declined to resume a task restored from its history.
+    pub const RESUME_DECLINED: &str = "CLEW_RESUME_DECLINED";
     /// A hook cancelled the task.
     pub const HOOK_CANCELLED: &str = "CLEW_HOOK_CANCELLED";
     /// The driver broke the machine's contract.

@@ -62,6 +62,9 @@ impl Task {
         self.ctx.tick(now);
         match std::mem::take(&mut self.phase) {
             Phase::AwaitingMistakeAnswer { ask_ts, content } if ask_ts == ts => self.mistake_answer(answer, content),
+            Phase::AwaitingResumeAnswer { ask_ts, content, since } if ask_ts == ts => {
+                self.resume_answer(ask_ts, answer, content, since);
+            }
             Phase::AwaitingRetryAnswer { ask_ts, content } if ask_ts == ts => {
                 if answer.response == AskResponse::Yes {
                     self.ctx.retry_approved();

@@ -20,6 +20,11 @@ macro_rules! kinds {
             pub fn as_str(self) -> &'static str {
                 match self { $(Self::$variant => $text,)* }
             }
+
+            /// The kind named `name`, if clew knows it.
+            pub fn parse(name: &str) -> Option<Self> {
+                match name { $($text => Some(Self::$variant),)* _ => None }
+            }
         }
     };
 }
@@ -53,6 +58,9 @@ kinds!(
         Info = "info",
         /// A hook ran.
         HookStatus = "hook_status",
+        /// A kind clew does not emit, kept from a transcript given to `Task::from_history`
+        /// (its name is in [`Message::other_kind`]).
+        Other = "other",
     }
 );
 
@@ -69,6 +77,13 @@ kinds!(
         ApiReqFailed = "api_req_failed",
         /// The model keeps making mistakes: go on?
         MistakeLimitReached = "mistake_limit_reached",
+        /// The task was interrupted and restored from its history: resume it?
+        ResumeTask = "resume_task",
+        /// A task that had offered its result was restored from its history: go on with it?
+        ResumeCompletedTask = "resume_completed_task",
+        /// A kind clew does not ask, kept from a transcript given to `Task::from_history`
+        /// (its name is in [`Message::other_kind`]).
+        Other = "other",
     }
 );
 
@@ -98,12 +113,25 @@ pub struct Message {
     /// for a message that was never partial.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub partial: Option<bool>,
+    /// The kind's own name when the kind is `Other` (a message kept from a transcript
+    /// given to `Task::from_history`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub other_kind: Option<String>,
 }
 
 impl Message {
     /// Whether the message may still change.
     pub fn is_partial(&self) -> bool {
         self.partial == Some(true)
+    }
+
+    /// The kind's name (`say` or `ask` value of the JS shape).
+    pub fn kind_name(&self) -> &str {
+        match (self.kind, &self.other_kind) {
+            (MessageKind::Say(SayKind::Other) | MessageKind::Ask(AskKind::Other), Some(name)) => name,
+            (MessageKind::Say(kind), _) => kind.as_str(),
+            (MessageKind::Ask(kind), _) => kind.as_str(),
+        }
     }
 }
 
@@ -156,6 +184,9 @@ impl AskAnswer {
 pub struct Transcript {
     messages: Vec<Message>,
     last_ts: u64,
+    /// The first message changed since [`take_changes`](Self::take_changes) (none: `len`).
+    #[serde(skip)]
+    changed_from: usize,
 }
 
 impl Transcript {
@@ -180,7 +211,8 @@ impl Transcript {
         partial: Option<bool>,
     ) -> u64 {
         let ts = self.next_ts(now);
-        self.messages.push(Message { ts, kind, text, images, partial });
+        self.changed_from = self.changed_from.min(self.messages.len());
+        self.messages.push(Message { ts, kind, text, images, partial, other_kind: None });
         ts
     }
 
@@ -193,6 +225,7 @@ impl Transcript {
     /// The message keyed `ts`, to update in place.
     pub(crate) fn get_mut(&mut self, ts: u64) -> Option<&mut Message> {
         let index = self.messages.binary_search_by_key(&ts, |m| m.ts).ok()?;
+        self.changed_from = self.changed_from.min(index);
         self.messages.get_mut(index)
     }
 
@@ -200,8 +233,9 @@ impl Transcript {
     /// Marks every partial message final; returns their ts.
     pub(crate) fn finish_all_partial(&mut self) -> Vec<u64> {
         let mut finished = Vec::new();
-        for message in &mut self.messages {
+        for (index, message) in self.messages.iter_mut().enumerate() {
             if message.partial == Some(true) {
+                self.changed_from = self.changed_from.min(index);
                 message.partial = Some(false);
                 finished.push(message.ts);
             }
@@ -212,5 +246,23 @@ impl Transcript {
     /// The newest message.
     pub fn last(&self) -> Option<&Message> {
         self.messages.last()
+    }
+
+    /// The last `ts` given out.
+    pub(crate) fn last_ts(&self) -> u64 {
+        self.last_ts
+    }
+
+    /// A transcript of `messages` whose clock continues after `last_ts` (and after every
+    /// message's `ts`). Every message counts as changed.
+    pub(crate) fn from_parts(messages: Vec<Message>, last_ts: u64) -> Self {
+        let last_ts = messages.iter().map(|m| m.ts).fold(last_ts, u64::max);
+        Self { messages, last_ts, changed_from: 0 }
+    }
+
+    /// Where the messages changed since the last call begin (every message changed from
+    /// there on, or none when it is the length), and forgets the changes.
+    pub(crate) fn take_changes(&mut self) -> usize {
+        std::mem::replace(&mut self.changed_from, self.messages.len())
     }
 }

@@ -51,5 +51,6 @@ pub use failure::Failure;
 pub use history::{max_allowed_tokens, next_truncation, request_messages, DeletedRange, Truncation};
 pub use message::{AskAnswer, AskKind, AskResponse, Message, MessageKind, SayKind, Transcript};
 pub use options::{CallbackSlots, Slot, TaskOptions, ToolSlots, HOOK_NAMES};
+pub use snapshot::{SnapshotError, SnapshotErrorKind, SNAPSHOT_VERSION};
 pub use task::{Task, TaskUsage};
 pub use texts::{EMPTY_REPLY, INTERRUPTED_BY_API_ERROR, INTERRUPTED_BY_USER, TOOL_DENIED};

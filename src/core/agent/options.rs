@@ -262,6 +262,7 @@ fn tools(options: &Json, fns: &Functions, first: &mut FirstError) -> (Vec<ToolSp
             parameters,
             input_schema: first.keep(object_member(tool, &at, "inputSchema")).map(Json::to_string),
             read_only: first.keep(flag(tool, &at, "readOnly")).unwrap_or(false),
+            idempotent: first.keep(flag(tool, &at, "idempotent")).unwrap_or(false),
             timeout_ms: first.keep(count(tool, &at, "timeoutMs")),
             describe: describe.is_some(),
         });

@@ -50,6 +50,23 @@ impl Repeats {
         }
         self.count
     }
+
+    /// The last call's name, its parameters and how many times in a row it came (a snapshot).
+    pub(crate) fn parts(&self) -> (&str, Vec<(String, String)>, u32) {
+        let params =
+            self.keys.iter().filter_map(|(k, &at)| Some((k.clone(), self.values.get(at)?.clone()))).collect();
+        (&self.name, params, self.count)
+    }
+
+    /// The record a snapshot's [`parts`](Self::parts) describe.
+    pub(crate) fn from_parts(name: &str, params: &[(String, String)], count: u32) -> Self {
+        let mut repeats = Self::default();
+        if count > 0 {
+            repeats.record(name, params);
+            repeats.count = count;
+        }
+        repeats
+    }
 }
 
 #[cfg(test)]

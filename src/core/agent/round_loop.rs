@@ -108,6 +108,26 @@ impl Task {
         self.begin_round(content);
     }
 
+    /// The answer to a resume ask: decline ends the task; anything else sends the trailing
+    /// user content with the resumption notice (and what the user typed or attached).
+    pub(super) fn resume_answer(&mut self, ask_ts: u64, answer: AskAnswer, content: Vec<ContentBlock>, since: u64) {
+        if answer.response == AskResponse::No {
+            self.finish(Outcome::ended(codes::RESUME_DECLINED, "the user chose not to resume the task"));
+            return;
+        }
+        let completed = self
+            .ctx
+            .transcript
+            .get(ask_ts)
+            .is_some_and(|m| m.kind == MessageKind::Ask(AskKind::ResumeCompletedTask));
+        if answer.has_feedback() {
+            self.ctx.say_with_images(SayKind::UserFeedback, answer.text.clone(), answer.images.clone());
+        }
+        let elapsed = self.ctx.now.saturating_sub(since);
+        let content = super::snapshot::resumed_content(content, elapsed, completed, &answer);
+        self.phase = Phase::AwaitingRoundStart { content, until: None };
+    }
+
     /// Moves through every transition that needs no new event.
     pub(crate) fn advance(&mut self) {
         loop {

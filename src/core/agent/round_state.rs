@@ -265,24 +265,6 @@ impl Round {
             || (matches!(self.stream, StreamPhase::FailedMidStream { .. }) && self.is_partial(self.index))
     }
 
-    /// Copies what the parser and assembler hold into the serialized fields.
-    pub(crate) fn prepare_snapshot(&mut self) {
-        self.saved_text = self.parser.text().to_owned();
-        self.saved_natives = self
-            .natives
-            .calls()
-            .iter()
-            .map(|call| ToolCall {
-                call_id: Some(call.id.clone()),
-                function: ToolCallFunction {
-                    id: Some(call.id.clone()),
-                    name: Some(call.name.clone()),
-                    arguments: Some(call.arguments.raw().to_owned()),
-                },
-            })
-            .collect();
-    }
-
     /// Rebuilds the parser and assembler from a snapshot.
     pub(crate) fn restore(&mut self, tools: Rc<ToolSet>) {
         self.parser = IncrementalParser::new(tools);

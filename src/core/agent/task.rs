@@ -48,6 +48,10 @@ pub(crate) enum Phase {
     AwaitingRetryAnswer { ask_ts: u64, content: Vec<ContentBlock> },
     /// The user is asked how to go on after too many mistakes.
     AwaitingMistakeAnswer { ask_ts: u64, content: Vec<ContentBlock> },
+    /// A task restored from its history asks whether to resume (`resume_task` or
+    /// `resume_completed_task`); `content` is the trailing user content to send with the
+    /// resumption notice, `since` when the task was last active.
+    AwaitingResumeAnswer { ask_ts: u64, content: Vec<ContentBlock>, since: u64 },
     /// A round is streaming or presenting.
     InRound(Box<Round>),
     /// The round's checkpoint is being saved.
@@ -81,6 +85,12 @@ pub(crate) struct Ctx {
     pub(crate) wake: Option<u64>,
     #[serde(skip)]
     pub(crate) effects: VecDeque<Effect>,
+    /// How many history messages [`Task::snapshot_changes`] already gave.
+    #[serde(skip)]
+    pub(crate) persisted_history: usize,
+    /// Restored and not yet resumed: [`Task::resume`] reissues what it waits for.
+    #[serde(skip)]
+    pub(crate) resume_pending: bool,
 }
 
 /// The agent loop as a state machine: events in, effects out, no IO and no clock.
@@ -178,7 +188,9 @@ impl Task {
             Phase::NotStarted => "idle",
             Phase::AwaitingStartHook { .. } => "hook",
             Phase::AwaitingRoundStart { .. } => "retryDelay",
-            Phase::AwaitingRetryAnswer { .. } | Phase::AwaitingMistakeAnswer { .. } => "answer",
+            Phase::AwaitingRetryAnswer { .. }
+            | Phase::AwaitingMistakeAnswer { .. }
+            | Phase::AwaitingResumeAnswer { .. } => "answer",
             Phase::AwaitingCheckpoint { .. } => "checkpoint",
             Phase::Finished(_) => "finished",
             Phase::InRound(round) => match (&round.wait, &round.stream) {

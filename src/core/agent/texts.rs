@@ -15,6 +15,46 @@ pub const TOOL_DENIED: &str = "The user denied this operation.";
 /// The result of a tool that returned nothing.
 pub const EMPTY_RESULT: &str = "(tool did not return anything)";
 
+/// The error result of a tool that was running when its task was snapshotted, and which is
+/// neither read-only nor idempotent: running it again could do its work twice.
+pub const TOOL_INTERRUPTED: &str = "the task was stopped and restored while this tool was running, so it is not known \
+whether the call finished or what it changed. Check the current state before you call it again.";
+
+/// How long ago `ms` milliseconds was, in words.
+fn ago(ms: u64) -> String {
+    let minutes = ms / 60_000;
+    let (count, unit) = match minutes {
+        0 => return "less than a minute ago".to_owned(),
+        1..=59 => (minutes, "minute"),
+        60..=1439 => (minutes / 60, "hour"),
+        _ => (minutes / 1440, "day"),
+    };
+    format!("{count} {unit}{} ago", if count == 1 { "" } else { "s" })
+}
+
+/// The text sent when a task restored from its history goes on: when it stopped, that its
+/// work may or may not have finished and the world may have moved, and what the user said.
+pub fn resumption_notice(elapsed_ms: u64, completed: bool, feedback: &str) -> String {
+    let mut text = if completed {
+        format!(
+            "[Task resumed] You had already offered a result for this task, {}, and the user has come back to it. \
+Things may have changed since then, so look at the current state before you build on earlier steps.",
+            ago(elapsed_ms)
+        )
+    } else {
+        format!(
+            "[Task resumed] Work on this task stopped {} and is only now going on. The step that was in progress may or \
+may not have finished, and files or other state may have changed in the meantime: check where things stand before \
+you continue. Treat a tool call that never got a result as not done, and verify before you repeat it.",
+            ago(elapsed_ms)
+        )
+    };
+    if !feedback.is_empty() {
+        text.push_str(&format!("\n\nThe user added:\n<user_message>\n{feedback}\n</user_message>"));
+    }
+    text
+}
+
 /// The reminder sent after a reply that used no tool.
 pub fn no_tools_used(native: bool) -> String {
     let mut text =

@@ -126,6 +126,22 @@ impl ContentBlock {
 }
 
 impl ImageSource {
+    /// The image as a data URL (or its web address): how the transcript's JS shape holds it.
+    pub fn to_url_text(&self) -> String {
+        match self {
+            Self::Base64 { media_type, data } => format!("data:{media_type};base64,{data}"),
+            Self::Url { url } => url.clone(),
+        }
+    }
+
+    /// An image from a data URL (base64) or a web address.
+    pub fn from_url_text(text: &str) -> Self {
+        match text.strip_prefix("data:").and_then(|rest| rest.split_once(";base64,")) {
+            Some((media_type, data)) => Self::Base64 { media_type: media_type.to_owned(), data: data.to_owned() },
+            None => Self::Url { url: text.to_owned() },
+        }
+    }
+
     fn from_json(value: &Json, at: &str) -> Result<Self, Error> {
         let value = object(value, at)?;
         match value.get("type").and_then(Json::as_str) {
