@@ -7,6 +7,7 @@
 //! `abort()` (or read the task's getters) safely.
 
 mod model_stream;
+mod persist;
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -37,6 +38,8 @@ pub(super) struct Driver {
     pumping: Cell<bool>,
     /// Each history message as a JS object, once it crossed (model_stream.rs).
     history_js: RefCell<Vec<JsValue>>,
+    /// Snapshots handed to `options.persist` (persist.rs).
+    persist: persist::PersistState,
 }
 
 impl Driver {
@@ -52,6 +55,7 @@ impl Driver {
             resolve: RefCell::new(None),
             pumping: Cell::new(false),
             history_js: RefCell::new(Vec::new()),
+            persist: persist::PersistState::default(),
         })
     }
 
@@ -76,6 +80,7 @@ impl Driver {
         if let Ok(mut machine) = self.machine.try_borrow_mut() {
             event(&mut machine, now());
         }
+        self.persist.changed();
         self.drive();
     }
 
@@ -88,9 +93,11 @@ impl Driver {
         if let Ok(mut machine) = self.machine.try_borrow_mut() {
             machine.abort(now(), reason);
         }
+        self.persist.interrupt();
         let outer = self.pumping.replace(false);
         self.drive();
         self.pumping.set(outer);
+        self.persist.interrupted();
     }
 
     /// Performs pending effects until there are none. Re-entrant calls (a callback that
@@ -100,12 +107,17 @@ impl Driver {
             return;
         }
         loop {
+            if self.persist.is_waiting() {
+                break;
+            }
             let effect = match self.machine.try_borrow_mut() {
                 Ok(mut machine) => machine.poll_effect(),
                 Err(_) => None,
             };
             let Some(effect) = effect else { break };
-            self.perform(effect);
+            if let Some(effect) = self.persist_before(effect) {
+                self.perform(effect);
+            }
         }
         self.pumping.set(false);
     }
@@ -114,7 +126,7 @@ impl Driver {
         self.callbacks.borrow().as_ref().and_then(pick)
     }
 
-    fn perform(self: &Rc<Self>, effect: Effect) {
+    pub(super) fn perform(self: &Rc<Self>, effect: Effect) {
         match effect {
             Effect::OpenStream { stream, request, unchanged } => self.open_stream(stream, request, &unchanged),
             Effect::CancelStream { stream } => {

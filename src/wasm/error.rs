@@ -18,6 +18,15 @@ pub(crate) enum Code {
     InvalidOptions,
     /// `start` was called on a task that already started (a `TypeError`).
     TaskStarted,
+    /// `resume` was called on a task that was not restored, or twice (a `TypeError`).
+    NotRestored,
+    /// `Task.restore` or `Task.fromHistory` got something that is not a snapshot or a saved
+    /// task (a `TypeError`).
+    InvalidSnapshot,
+    /// A snapshot of a format version this build does not read (a `TypeError`).
+    SnapshotVersion,
+    /// A snapshot whose task had a tool the options lack (a `TypeError`).
+    SnapshotToolMissing,
 }
 
 impl Code {
@@ -28,6 +37,10 @@ impl Code {
             Self::UnknownFormat => "CLEW_UNKNOWN_FORMAT",
             Self::InvalidOptions => "CLEW_INVALID_OPTIONS",
             Self::TaskStarted => "CLEW_TASK_STARTED",
+            Self::NotRestored => "CLEW_NOT_RESTORED",
+            Self::InvalidSnapshot => "CLEW_INVALID_SNAPSHOT",
+            Self::SnapshotVersion => "CLEW_SNAPSHOT_VERSION",
+            Self::SnapshotToolMissing => "CLEW_SNAPSHOT_TOOL_MISSING",
         }
     }
 }

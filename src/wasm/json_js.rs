@@ -17,6 +17,12 @@ extern "C" {
 /// (a `BigInt`, a cycle, a throwing getter), holds a NaN or infinite number (which
 /// `JSON.stringify` would quietly turn into `null`), or is `undefined`.
 pub(crate) fn from_js(value: &JsValue) -> Result<Json, String> {
+    let text = text_from_js(value)?;
+    Json::parse(&text).map_err(|error| error.to_string())
+}
+
+/// `value` (plain data) as JSON text, with the errors of [`from_js`].
+pub(crate) fn text_from_js(value: &JsValue) -> Result<String, String> {
     let result = clew_stringify(value);
     let Some(text) = result.as_string() else {
         let field = |key: &str| js_sys::Reflect::get(&result, &JsValue::from_str(key)).ok().and_then(|v| v.as_string());
@@ -26,7 +32,7 @@ pub(crate) fn from_js(value: &JsValue) -> Result<Json, String> {
             None => field("error").unwrap_or_else(|| "is not plain data".to_owned()),
         });
     };
-    Json::parse(&text).map_err(|error| error.to_string())
+    Ok(text)
 }
 
 /// `value` as a JS value (objects, arrays, strings, numbers).

@@ -12,8 +12,27 @@ use super::driver::Driver;
 use super::error::{type_error, Code};
 use super::task_convert::{images_from_js, message_to_js, outcome_to_js, usage_to_js};
 use super::task_options;
-use crate::core::agent::Task as Machine;
+use crate::core::agent::{SnapshotError, SnapshotErrorKind, Task as Machine};
 use crate::core::conversation;
+
+#[wasm_bindgen(module = "/js/boundary.js")]
+extern "C" {
+    /// `stored` with `changes` applied, as a new object (js/boundary.js).
+    fn clew_merge_snapshot(stored: &JsValue, changes: &JsValue) -> JsValue;
+}
+
+/// A snapshot (or saved task) as JSON text: a string as it is, anything else through
+/// `JSON.stringify` (guarded); `what` names it in the error.
+fn snapshot_text(value: &JsValue, what: &str) -> Result<String, JsValue> {
+    if let Some(text) = value.as_string() {
+        return Ok(text);
+    }
+    if !value.is_object() {
+        return Err(type_error(Code::InvalidSnapshot, &format!("the {what} must be an object or its JSON text")));
+    }
+    super::json_js::text_from_js(value)
+        .map_err(|why| type_error(Code::InvalidSnapshot, &format!("the {what} cannot be read: it {why}")))
+}
 
 thread_local! {
     static NEXT_TASK: Cell<u64> = const { Cell::new(0) };
@@ -48,13 +67,7 @@ impl Task {
         let options = task_options::read(&options)?;
         let machine = Machine::new(options.config)
             .map_err(|e| type_error(Code::InvalidOptions, &format!("options.{}: {}", e.field, e.message)))?;
-        let id = NEXT_TASK.with(|n| {
-            n.set(n.get() + 1);
-            n.get()
-        });
-        let driver = Driver::new(machine, options.callbacks, options.model, format!("task-{id}"));
-        driver.install_describer();
-        Ok(Self { driver })
+        Ok(Self::with_driver(machine, options.callbacks, options.model))
     }
 
     /// Runs the task with the user's text (and images as data URLs). Resolves with the
@@ -104,6 +117,110 @@ impl Task {
             }),
         };
         self.driver.abort(&reason);
+    }
+
+    /// The task's whole state as a plain JSON-safe object (`{ version, tools, history,
+    /// messages, state }`), at any moment: what `Task.restore` continues from. Callbacks,
+    /// tools' code and the model's settings are not in it. `undefined` only from inside a
+    /// tool's `describe`.
+    #[wasm_bindgen(unchecked_return_type = "TaskSnapshot")]
+    pub fn snapshot(&self) -> JsValue {
+        self.machine().map_or(JsValue::UNDEFINED, |m| js_sys::JSON::parse(&m.snapshot()).unwrap_or(JsValue::NULL))
+    }
+
+    /// A task continued from `snapshot` (the object `snapshot()` or `options.persist`
+    /// assembled gave, or its JSON text), set up with `options` as for `new Task`. Call
+    /// `resume()` to go on.
+    ///
+    /// @throws TypeError with `code`: `CLEW_INVALID_SNAPSHOT` (not a snapshot; the message
+    /// names the place), `CLEW_SNAPSHOT_VERSION` (another format version),
+    /// `CLEW_SNAPSHOT_TOOL_MISSING` (the task had a tool `options` lacks), or
+    /// `CLEW_INVALID_OPTIONS`.
+    pub fn restore(
+        #[wasm_bindgen(unchecked_param_type = "TaskSnapshot | string")] snapshot: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "TaskOptions")] options: JsValue,
+    ) -> Result<Self, JsValue> {
+        let text = snapshot_text(&snapshot, "snapshot")?;
+        Self::rebuilt(&options, |config| Machine::restore(&text, config))
+    }
+
+    /// A task rebuilt from its conversation alone: `history` (as `task.history` gives it)
+    /// and `messages` (as `task.messages` gives it; Cline's `ui_messages.json` works too).
+    /// `resume()` asks `resume_task` (or `resume_completed_task` when the task had offered its
+    /// result) and then goes on with a resumption notice.
+    ///
+    /// @throws TypeError (code `CLEW_INVALID_SNAPSHOT` naming what cannot be read, or
+    /// `CLEW_INVALID_OPTIONS`).
+    #[wasm_bindgen(js_name = fromHistory)]
+    pub fn from_history(
+        #[wasm_bindgen(unchecked_param_type = "{ history: HistoryMessage[]; messages?: TaskMessage[] }")]
+        saved: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "TaskOptions")] options: JsValue,
+    ) -> Result<Self, JsValue> {
+        let text = snapshot_text(&saved, "saved task")?;
+        Self::rebuilt(&options, |config| Machine::from_history(&text, config, super::js_call::now()))
+    }
+
+    fn rebuilt(
+        options: &JsValue,
+        build: impl FnOnce(crate::core::agent::TaskConfig) -> Result<Machine, SnapshotError>,
+    ) -> Result<Self, JsValue> {
+        let options = task_options::read(options)?;
+        let machine = build(options.config).map_err(|e| {
+            let code = match e.kind {
+                SnapshotErrorKind::Invalid => Code::InvalidSnapshot,
+                SnapshotErrorKind::Version => Code::SnapshotVersion,
+                SnapshotErrorKind::ToolMissing => Code::SnapshotToolMissing,
+            };
+            type_error(code, &e.message)
+        })?;
+        Ok(Self::with_driver(machine, options.callbacks, options.model))
+    }
+
+    fn with_driver(
+        machine: Machine,
+        callbacks: task_options::Callbacks,
+        model: crate::core::request::ModelSettings,
+    ) -> Self {
+        let id = NEXT_TASK.with(|n| {
+            n.set(n.get() + 1);
+            n.get()
+        });
+        let driver = Driver::new(machine, callbacks, model, format!("task-{id}"));
+        driver.install_describer();
+        Self { driver }
+    }
+
+    /// Continues a task made by `Task.restore` or `Task.fromHistory`; resolves with the
+    /// outcome exactly like `start` (at once for a task that had finished). What it waited
+    /// for is asked again: the same ask, the tool (when `readOnly` or `idempotent`; any
+    /// other gets an error result saying its outcome is unknown), the hook or checkpoint, the
+    /// rest of a retry delay; an open stream fails as interrupted (what streamed is kept) and
+    /// is retried. Rejects with a `TypeError` (code `CLEW_NOT_RESTORED`) on any other task,
+    /// or when called twice.
+    #[wasm_bindgen(unchecked_return_type = "Promise<TaskOutcome>")]
+    pub fn resume(&self) -> Promise {
+        if !self.machine().is_some_and(|m| m.is_restored()) {
+            let message = "resume() continues a task made by Task.restore or Task.fromHistory, once";
+            return Promise::reject(&type_error(Code::NotRestored, message));
+        }
+        let driver = Rc::clone(&self.driver);
+        let promise = Promise::new(&mut |resolve, _reject| {
+            *driver.resolve.borrow_mut() = Some(resolve);
+        });
+        self.driver.handle(|m, now| m.resume(now));
+        promise
+    }
+
+    /// The whole snapshot from what an application stored: `stored` (a snapshot, or
+    /// `undefined` before the first persist) with `changes` (what `options.persist` got)
+    /// applied. Returns a new object; neither argument is changed.
+    #[wasm_bindgen(js_name = mergeSnapshot, unchecked_return_type = "TaskSnapshot")]
+    pub fn merge_snapshot(
+        #[wasm_bindgen(unchecked_param_type = "TaskSnapshot | undefined")] stored: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "TaskSnapshotChanges")] changes: JsValue,
+    ) -> JsValue {
+        clew_merge_snapshot(&stored, &changes)
     }
 
     /// The transcript: every say and ask message, partial ones in their latest state.

@@ -34,6 +34,7 @@ pub(super) struct Callbacks {
     pub(super) checkpoint_save: Option<Function>,
     pub(super) checkpoint_initial: Option<Function>,
     pub(super) hooks: [Option<Function>; 5],
+    pub(super) persist: Option<Function>,
 }
 
 /// Everything `new Task(options)` reads, with the user's functions.
@@ -73,6 +74,7 @@ pub(super) fn read(options: &JsValue) -> Result<JsTaskOptions, JsValue> {
         checkpoint_save: function(slots.checkpoint_save),
         checkpoint_initial: function(slots.checkpoint_initial),
         hooks: slots.hooks.map(function),
+        persist: function(slots.persist),
     };
     Ok(JsTaskOptions { config: options.config, model: options.model, callbacks })
 }

@@ -187,8 +187,10 @@ export interface TaskTool {
   parameters?: { name: string; description?: string; required?: boolean }[];
   /** JSON Schema sent for native tool calling (default: derived from `parameters`). */
   inputSchema?: object;
-  /** Read-only tools may be auto-approved as such and do not wait for the initial checkpoint. */
+  /** Read-only tools may be auto-approved as such and do not wait for the initial checkpoint; one running when the task was snapshotted runs again on resume. */
   readOnly?: boolean;
+  /** Running it twice does no more than once: one running when the task was snapshotted runs again on resume (any other tool gets an error result saying its outcome is unknown). */
+  idempotent?: boolean;
   /** Cancel the call (its signal aborts) and report a failure after this many milliseconds. */
   timeoutMs?: number;
   execute(params: Record<string, string>, context: { signal: AbortSignal; taskId: string }): ToolResult | Promise<ToolResult>;
@@ -241,8 +243,42 @@ export interface TaskOptions {
   rules?: string;
   environment?: string;
   checkpoint?: { save?: () => void | Promise<void>; initial?: () => void | Promise<void> };
+  /** Hooks run again when a task is resumed while they ran: make them idempotent. */
   hooks?: { taskStart?: Hook; taskCancel?: Hook; taskComplete?: Hook; preToolUse?: Hook; postToolUse?: Hook };
+  /**
+   * Called, and awaited, at every waiting point before the wait starts (before an ask
+   * reaches `ask`, a tool, hook or checkpoint runs, a retry delay's timer is set, the next
+   * request after a round entered the history, and when the task ends) with what changed
+   * since the last call: store it, and `Task.mergeSnapshot(stored, changes)` gives the
+   * snapshot `Task.restore` takes. A throw or rejection ends the task `failed`
+   * (`CLEW_PERSIST_FAILED`).
+   */
+  persist?: (changes: TaskSnapshotChanges, info: { reason: PersistReason }) => void | Promise<void>;
 }
+
+/** Why `options.persist` was called. */
+export type PersistReason = "ask" | "tool" | "hook" | "checkpoint" | "retryDelay" | "round" | "finished";
+
+/** A task's whole state, JSON-safe: `task.snapshot()`, or what `Task.mergeSnapshot` assembles. */
+export interface TaskSnapshot {
+  /** The snapshot format (1). */
+  version: number;
+  /** The names of the task's tools: `Task.restore`'s options must have each. */
+  tools: string[];
+  history: HistoryMessage[];
+  messages: TaskMessage[];
+  /** Counters, clocks and the waiting point (opaque). */
+  state: object;
+}
+
+/** What changed since the last `persist`: history entries from `historyFrom` on, transcript entries from `messagesFrom` on (each replacing what was stored from there), and the whole `state`. The first call of a task gives everything (both 0). */
+export interface TaskSnapshotChanges extends TaskSnapshot {
+  historyFrom: number;
+  messagesFrom: number;
+}
+
+/** A history message, as `task.history` gives it. */
+export type HistoryMessage = { role: "user" | "assistant"; content: string | ContentBlock[] };
 
 /** What a task waits for. */
 export type TaskState =

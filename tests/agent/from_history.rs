@@ -98,7 +98,9 @@ fn a_native_call_left_without_a_result_gets_an_error_result() {
     h.task = task;
     h.run();
     let blocks = h.requests[0].messages.last().unwrap().content.blocks();
-    assert!(matches!(&blocks[0], ContentBlock::ToolResult { tool_use_id, is_error: true, .. } if tool_use_id == "call_1"));
+    assert!(
+        matches!(&blocks[0], ContentBlock::ToolResult { tool_use_id, is_error: true, .. } if tool_use_id == "call_1")
+    );
 }
 
 #[test]

@@ -13,10 +13,10 @@
 mod harness;
 
 mod abort;
+mod from_history;
 mod loop_rounds;
 mod native;
 mod options;
-mod from_history;
 mod presentation;
 mod retries;
 mod snapshot;

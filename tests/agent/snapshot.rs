@@ -103,7 +103,11 @@ fn a_finished_task_restored_keeps_its_outcome() {
 fn paused_in_tool(tool_index: usize, idempotent: bool) -> (Harness, TaskConfig) {
     let mut config = config();
     config.tools[1].idempotent = idempotent;
-    let call = if tool_index == 0 { "<read><path>a</path></read>" } else { "<write><path>b</path><content>x</content></write>" };
+    let call = if tool_index == 0 {
+        "<read><path>a</path></read>"
+    } else {
+        "<write><path>b</path><content>x</content></write>"
+    };
     let mut h = Harness::new(config.clone(), vec![text(&[call]), completion("ok")]);
     h.tool = Box::new(|_, _| None);
     h.start("t");
@@ -114,7 +118,8 @@ fn paused_in_tool(tool_index: usize, idempotent: bool) -> (Harness, TaskConfig) 
 #[test]
 fn a_tool_running_at_snapshot_time_that_may_have_written_gets_an_unknown_outcome_error() {
     let (h, config) = paused_in_tool(1, false);
-    let mut rest = restored(&h, config, vec![text(&["<write><path>b</path><content>x</content></write>"]), completion("ok")]);
+    let mut rest =
+        restored(&h, config, vec![text(&["<write><path>b</path><content>x</content></write>"]), completion("ok")]);
     rest.run();
     assert!(rest.tool_calls.is_empty(), "the write is not run twice");
     let result = &rest.requests[0].messages.last().unwrap();
@@ -258,7 +263,8 @@ fn a_bad_snapshot_is_a_typed_error_naming_what_is_wrong() {
     let error = kind(&json, fewer);
     assert_eq!(error.kind, SnapshotErrorKind::ToolMissing);
     assert!(error.message.contains("\"write\""), "{}", error.message);
-    let lost_ask = json.replacen("\"type\":\"ask\"", "\"type\":\"say\"", 1).replacen("\"ask\":\"tool\"", "\"say\":\"tool\"", 1);
+    let lost_ask =
+        json.replacen("\"type\":\"ask\"", "\"type\":\"say\"", 1).replacen("\"ask\":\"tool\"", "\"say\":\"tool\"", 1);
     let error = kind(&lost_ask, config());
     assert_eq!(error.kind, SnapshotErrorKind::Invalid);
     assert!(error.message.contains("ask"), "{}", error.message);
@@ -276,7 +282,8 @@ fn every_prefix_and_many_corruptions_of_a_snapshot_are_errors_or_tasks_never_pan
         }
     }
     // Every number, string and literal replaced by others of every type.
-    let values = ["0", "-1", "1e400", "18446744073709551616", "\"\"", "\"x\"", "null", "true", "[]", "{}", "4294967296"];
+    let values =
+        ["0", "-1", "1e400", "18446744073709551616", "\"\"", "\"x\"", "null", "true", "[]", "{}", "4294967296"];
     let value: serde_json::Value = serde_json::from_str(&json).unwrap();
     let mut paths = Vec::new();
     collect_paths(&value, String::new(), &mut paths);
@@ -331,5 +338,21 @@ fn a_post_tool_use_hook_reissued_after_a_restore_gets_the_tools_result() {
         })
         .collect();
     assert_eq!(results, vec![Some("read ran with path=a".to_owned())]);
+    assert!(matches!(rest.outcome(), Some(Outcome::Completed { .. })));
+}
+
+#[test]
+fn a_request_that_had_no_reply_yet_at_snapshot_time_is_sent_again_unchanged() {
+    let mut h = Harness::new(config(), vec![Reply::Silent]);
+    h.pause = Some(Box::new(|task| task.state() == "stream"));
+    h.start("t");
+    assert_eq!(h.task.state(), "stream");
+    let requests = h.task.usage().requests;
+    let mut rest = restored(&h, config(), vec![Reply::Silent, completion("ok")]);
+    rest.run();
+    assert_eq!(rest.requests.len(), 1);
+    assert_eq!(rest.requests[0], h.requests[0], "the same request");
+    assert!(rest.says_of("error_retry").is_empty(), "no failure is shown");
+    assert_eq!(rest.task.usage().requests, requests, "not counted twice");
     assert!(matches!(rest.outcome(), Some(Outcome::Completed { .. })));
 }

@@ -197,6 +197,8 @@ pub mod codes {
     pub const COMPLETION_DECLINED: &str = "CLEW_COMPLETION_DECLINED";
     /// The user declined to resume a task restored from its history.
     pub const RESUME_DECLINED: &str = "CLEW_RESUME_DECLINED";
+    /// The host could not store the task's snapshot (`options.persist` threw or rejected).
+    pub const PERSIST_FAILED: &str = "CLEW_PERSIST_FAILED";
     /// A hook cancelled the task.
     pub const HOOK_CANCELLED: &str = "CLEW_HOOK_CANCELLED";
     /// The driver broke the machine's contract.

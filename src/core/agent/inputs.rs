@@ -211,6 +211,16 @@ impl Task {
     /// these effects before `abort` returns calls no callback after it. Before
     /// [`start`](Self::start), the task simply ends `aborted`. Ignored once the task has ended.
     pub fn abort(&mut self, now: u64, reason: &str) {
+        self.stop(now, Outcome::Aborted { reason: reason.to_owned() });
+    }
+
+    /// Ends the task `failed` with `code` because its host cannot go on (it could not store a
+    /// snapshot): the same steps as [`abort`](Self::abort), with that outcome.
+    pub fn fail(&mut self, now: u64, code: &str, message: &str) {
+        self.stop(now, Outcome::failed(code, message));
+    }
+
+    fn stop(&mut self, now: u64, outcome: Outcome) {
         self.ctx.tick(now);
         if matches!(self.phase, Phase::Finished(_)) {
             return;
@@ -219,11 +229,13 @@ impl Task {
         // stream and tool it still runs.
         self.ctx.effects = std::collections::VecDeque::new();
         if matches!(self.phase, Phase::NotStarted) {
-            self.finish(Outcome::Aborted { reason: reason.to_owned() });
+            self.finish(outcome);
             return;
         }
-        let idle_at_completion =
-            matches!(self.ctx.transcript.last().map(|m| m.kind), Some(MessageKind::Ask(AskKind::CompletionResult)));
+        let idle_at_completion = matches!(
+            self.ctx.transcript.last().map(|m| m.kind),
+            Some(MessageKind::Ask(AskKind::CompletionResult | AskKind::ResumeTask | AskKind::ResumeCompletedTask))
+        );
         if let Phase::InRound(round) = &mut self.phase {
             if let Wait::StreamEnd { outcome } = &round.wait {
                 // NOTE: the outcome was decided before; abort only stops reading the usage.
@@ -247,6 +259,6 @@ impl Task {
             let id = self.ctx.new_id();
             self.ctx.hook(id, HookKind::TaskCancel, None, Vec::new(), None);
         }
-        self.finish(Outcome::Aborted { reason: reason.to_owned() });
+        self.finish(outcome);
     }
 }

@@ -39,6 +39,8 @@ pub struct CallbackSlots {
     pub checkpoint_initial: Option<Slot>,
     /// `options.hooks`, in the order of [`HOOK_NAMES`].
     pub hooks: [Option<Slot>; 5],
+    /// `options.persist`.
+    pub persist: Option<Slot>,
 }
 
 /// A tool's name and where its callbacks sit.
@@ -140,6 +142,7 @@ impl TaskOptions {
         let checkpoint_initial = first.keep(fns.get(checkpoint, "options.checkpoint", "initial"));
         let say = first.keep(fns.get(options, "options", "say"));
         let ask = first.keep(fns.get(options, "options", "ask"));
+        let persist = first.keep(fns.get(options, "options", "persist"));
         let fetch = first.keep(fns.get(model, "options.model", "fetch"));
         let request = first.keep(fns.get(model, "options.model", "request"));
         let info = match first.keep(object_member(model, "options.model", "info")) {
@@ -188,6 +191,7 @@ impl TaskOptions {
             checkpoint_save,
             checkpoint_initial,
             hooks: hook_slots,
+            persist,
         };
         Ok(Self { config, model: settings, callbacks })
     }

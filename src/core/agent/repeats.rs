@@ -53,8 +53,7 @@ impl Repeats {
 
     /// The last call's name, its parameters and how many times in a row it came (a snapshot).
     pub(crate) fn parts(&self) -> (&str, Vec<(String, String)>, u32) {
-        let params =
-            self.keys.iter().filter_map(|(k, &at)| Some((k.clone(), self.values.get(at)?.clone()))).collect();
+        let params = self.keys.iter().filter_map(|(k, &at)| Some((k.clone(), self.values.get(at)?.clone()))).collect();
         (&self.name, params, self.count)
     }
 

@@ -115,11 +115,8 @@ impl Task {
             self.finish(Outcome::ended(codes::RESUME_DECLINED, "the user chose not to resume the task"));
             return;
         }
-        let completed = self
-            .ctx
-            .transcript
-            .get(ask_ts)
-            .is_some_and(|m| m.kind == MessageKind::Ask(AskKind::ResumeCompletedTask));
+        let completed =
+            self.ctx.transcript.get(ask_ts).is_some_and(|m| m.kind == MessageKind::Ask(AskKind::ResumeCompletedTask));
         if answer.has_feedback() {
             self.ctx.say_with_images(SayKind::UserFeedback, answer.text.clone(), answer.images.clone());
         }

@@ -9,7 +9,7 @@ use super::effect::Outcome;
 use super::failure::Failure;
 use crate::core::conversation::ContentBlock;
 use crate::core::parser::{BlockRef, IncrementalParser, ToolSet};
-use crate::core::stream::{StreamDecoder, ToolCall, ToolCallAssembler, ToolCallFunction, Usage};
+use crate::core::stream::{StreamDecoder, ToolCall, ToolCallAssembler, Usage};
 
 /// Where the round's model stream is.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

@@ -11,7 +11,7 @@ use super::super::config::TaskConfig;
 use super::super::message::{AskKind, Message, MessageKind, SayKind, Transcript};
 use super::super::task::{Phase, Task, TaskUsage};
 use super::super::texts;
-use super::read::{self, Obj};
+use super::read::{self, Errors, Obj};
 use super::SnapshotError;
 
 /// The result given to a native tool call that never got one.
@@ -29,7 +29,8 @@ impl Task {
     /// A [`SnapshotError`] of kind `Invalid` naming what cannot be read, or settings in
     /// `config` that cannot work.
     pub fn from_history(json: &str, config: TaskConfig, now: u64) -> Result<Self, SnapshotError> {
-        let value = Json::parse(json).map_err(|e| SnapshotError::invalid(format!("the saved task is not JSON: {e}")))?;
+        let value =
+            Json::parse(json).map_err(|e| SnapshotError::invalid(format!("the saved task is not JSON: {e}")))?;
         let mut task =
             Self::new(config).map_err(|e| SnapshotError::invalid(format!("options.{}: {}", e.field, e.message)))?;
         task.rebuild(&value, now).map_err(SnapshotError::invalid)?;
@@ -37,9 +38,15 @@ impl Task {
     }
 
     fn rebuild(&mut self, value: &Json, now: u64) -> Result<(), String> {
-        let root = Obj::new(value, "saved")?;
-        let mut history = read::history(root.list("history")?, "saved.history")?;
-        let mut messages = read::messages(root.list("messages")?, "saved.messages", true)?;
+        let errors = Errors::default();
+        let root = Obj::new(value, "saved".into(), &errors);
+        let (items, at) = root.list("history");
+        let mut history = read::history(items, &at, &errors);
+        let (items, at) = root.list("messages");
+        let mut messages = read::messages(items, &at, &errors);
+        if let Some(error) = errors.take() {
+            return Err(error);
+        }
         if history.is_empty() {
             return Err("saved.history is empty: there is no conversation to resume".into());
         }
@@ -112,7 +119,8 @@ fn usage_of(messages: &[Message]) -> TaskUsage {
         usage.output_tokens += tokens("tokensOut");
         usage.cache_write_tokens += tokens("cacheWrites");
         usage.cache_read_tokens += tokens("cacheReads");
-        usage.total_cost += info.get("cost").and_then(Json::as_f64).filter(|c| c.is_finite() && *c > 0.0).unwrap_or(0.0);
+        usage.total_cost +=
+            info.get("cost").and_then(Json::as_f64).filter(|c| c.is_finite() && *c > 0.0).unwrap_or(0.0);
     }
     usage
 }

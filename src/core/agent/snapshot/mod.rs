@@ -11,6 +11,7 @@
 //! quadratic; an application assembles the whole from the parts it stored.
 
 mod from_history;
+mod out;
 mod read;
 mod resume;
 mod write;
@@ -21,8 +22,9 @@ use crate::core::json::Json;
 
 use super::config::TaskConfig;
 use super::message::Transcript;
-use super::task::{Ctx, Task};
-use read::Obj;
+use super::task::Task;
+use out::Out;
+use read::{Errors, Obj};
 
 /// The snapshot format this version writes and reads.
 pub const SNAPSHOT_VERSION: u64 = 1;
@@ -62,22 +64,34 @@ impl std::fmt::Display for SnapshotError {
 impl std::error::Error for SnapshotError {}
 
 impl Task {
-    fn snapshot_json(&self, history: Json, messages: Json) -> Json {
-        let tools = self.ctx.config.tools.iter().map(|t| Json::from(&t.name)).collect();
-        Json::object()
-            .with("version", SNAPSHOT_VERSION)
-            .with("tools", Json::Array(tools))
-            .with("history", history)
-            .with("messages", messages)
-            .with("state", write::state(&self.ctx, write::phase(&self.phase)))
+    /// Writes the snapshot: `history` and `messages` from the given indexes on, and where
+    /// they start when `changes` is set.
+    fn write_snapshot(&self, history_from: usize, messages_from: usize, changes: bool) -> String {
+        let mut out = Out::new();
+        out.open('{');
+        out.number("version", SNAPSHOT_VERSION);
+        out.key("tools");
+        out.open('[');
+        for tool in &self.ctx.config.tools {
+            out.text_item(&tool.name);
+        }
+        out.close(']');
+        if changes {
+            out.number("historyFrom", history_from as u64);
+            out.number("messagesFrom", messages_from as u64);
+        }
+        write::history(&mut out, self.ctx.history.get(history_from..).unwrap_or_default());
+        write::messages(&mut out, self.ctx.transcript.messages().get(messages_from..).unwrap_or_default());
+        write::state(&mut out, &self.ctx, &self.phase);
+        out.close('}');
+        out.text
     }
 
     /// The task as JSON text: everything needed to continue it with
     /// [`restore`](Self::restore), at any moment. Callbacks, tools' code and the model's
     /// settings are not in it; the options given to `restore` supply them.
     pub fn snapshot(&self) -> String {
-        let json = self.snapshot_json(write::history(&self.ctx.history), write::messages(self.ctx.transcript.messages()));
-        json.to_string()
+        self.write_snapshot(0, 0, false)
     }
 
     /// The snapshot with only what changed since this method's last call (the first call
@@ -89,12 +103,7 @@ impl Task {
         let history_from = self.ctx.persisted_history.min(self.ctx.history.len());
         let messages_from = self.ctx.transcript.take_changes();
         self.ctx.persisted_history = self.ctx.history.len();
-        let history = write::history(self.ctx.history.get(history_from..).unwrap_or_default());
-        let messages = write::messages(self.ctx.transcript.messages().get(messages_from..).unwrap_or_default());
-        let mut json = self.snapshot_json(history, messages);
-        json.set("historyFrom", history_from as u64);
-        json.set("messagesFrom", messages_from as u64);
-        json.to_string()
+        self.write_snapshot(history_from, messages_from, true)
     }
 
     /// A task continued from a [`snapshot`](Self::snapshot) (JSON text), set up with
@@ -106,10 +115,11 @@ impl Task {
     /// settings in `config` that cannot work.
     pub fn restore(json: &str, config: TaskConfig) -> Result<Self, SnapshotError> {
         let value = Json::parse(json).map_err(|e| SnapshotError::invalid(format!("the snapshot is not JSON: {e}")))?;
-        let root = Obj::new(&value, "snapshot").map_err(SnapshotError::invalid)?;
-        match root.opt_u64("version") {
-            Ok(Some(SNAPSHOT_VERSION)) => {}
-            Ok(Some(version)) => {
+        let errors = Errors::default();
+        let root = Obj::new(&value, "snapshot".into(), &errors);
+        match root.optional("version") {
+            Some(SNAPSHOT_VERSION) => {}
+            Some(version) => {
                 return Err(SnapshotError {
                     kind: SnapshotErrorKind::Version,
                     message: format!(
@@ -117,11 +127,11 @@ impl Task {
                     ),
                 })
             }
-            _ => return Err(SnapshotError::invalid("snapshot.version is missing or not a whole number")),
+            None => return Err(SnapshotError::invalid("snapshot.version is missing or not a whole number")),
         }
-        let tools = root.list("tools").map_err(SnapshotError::invalid)?;
-        for (i, name) in tools.iter().enumerate() {
-            let name = name.as_str().ok_or_else(|| SnapshotError::invalid(format!("snapshot.tools[{i}] must be a string")))?;
+        let (tools, _) = root.list("tools");
+        for name in tools {
+            let name = name.as_str().unwrap_or_default();
             if !config.tools.iter().any(|t| t.name == name) {
                 return Err(SnapshotError {
                     kind: SnapshotErrorKind::ToolMissing,
@@ -129,23 +139,20 @@ impl Task {
                 });
             }
         }
-        let mut task = Self::new(config)
-            .map_err(|e| SnapshotError::invalid(format!("options.{}: {}", e.field, e.message)))?;
-        let read = |task: &mut Self| -> Result<(), String> {
-            let ctx: &mut Ctx = &mut task.ctx;
-            let history = root.list("history")?;
-            ctx.history = read::history(history, "snapshot.history")?;
-            let messages = read::messages(root.list("messages")?, "snapshot.messages", true)?;
-            let (state, at) = root.member("state")?;
-            let (phase, last_ts) = read::state(Obj::new(state, &at)?, ctx)?;
-            ctx.transcript = Transcript::from_parts(messages, last_ts);
-            task.phase = phase;
-            Ok(())
-        };
-        read(&mut task).map_err(SnapshotError::invalid)?;
+        let mut task =
+            Self::new(config).map_err(|e| SnapshotError::invalid(format!("options.{}: {}", e.field, e.message)))?;
+        let (history, at) = root.list("history");
+        task.ctx.history = read::history(history, &at, &errors);
+        let (messages, at) = root.list("messages");
+        let messages = read::messages(messages, &at, &errors);
+        let (phase, last_ts) = read::state(&root, &mut task.ctx);
+        task.ctx.transcript = Transcript::from_parts(messages, last_ts);
+        task.phase = phase;
+        if let Some(error) = errors.take() {
+            return Err(SnapshotError::invalid(error));
+        }
         task.check_restored().map_err(SnapshotError::invalid)?;
         task.ctx.resume_pending = true;
         Ok(task)
     }
 }
-

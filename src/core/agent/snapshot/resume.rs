@@ -5,10 +5,27 @@ use std::rc::Rc;
 
 use super::super::effect::{CheckpointKind, Effect, HookKind, ToolOutput};
 use super::super::message::MessageKind;
-use super::super::round_state::{Item, StreamPhase, Wait};
-use super::super::task::{Phase, Task};
+use super::super::round_state::{Item, Received, Round, StreamPhase, Wait};
+use super::super::task::{Ctx, Phase, Task};
 use super::super::texts;
-use crate::core::stream::StreamError;
+use crate::core::stream::{StreamDecoder, StreamError, Usage};
+
+impl Ctx {
+    /// Sends again the request of a stream that had delivered no content when the task was
+    /// snapshotted (it may not even have gone out: a persist comes before it): the same
+    /// stream id and request, a fresh decoder, nothing counted twice.
+    fn reopen_stream(&mut self, round: &mut Round) {
+        round.reset_stream();
+        round.usage = Usage::default();
+        round.decoder = Some(StreamDecoder::new(self.config.format));
+        round.stream = StreamPhase::Open {
+            deadline: self.config.timeouts.first_byte_ms.map(|ms| self.now.saturating_add(ms)),
+            received: Received::Nothing,
+        };
+        let (request, unchanged) = self.model_request();
+        self.effects.push_back(Effect::OpenStream { stream: round.stream_id, request, unchanged });
+    }
+}
 
 impl Task {
     /// Whether the task was restored and waits for [`resume`](Self::resume).
@@ -21,8 +38,9 @@ impl Task {
     /// (same `ts`, same text), a tool that was running runs again when it is read-only or
     /// idempotent and otherwise gets an error result saying its outcome is unknown, a hook
     /// or checkpoint runs again, a retry delay or timeout waits only for what is left, and a
-    /// stream that was open fails as an interrupted stream (what streamed is kept) and is
-    /// retried by the retry policy. Ignored on any other task, and after the first call.
+    /// stream that had delivered content fails as an interrupted stream (what streamed is
+    /// kept) and is retried by the retry policy; one that had delivered none is sent again.
+    /// Ignored on any other task, and after the first call.
     pub fn resume(&mut self, now: u64) {
         if !std::mem::take(&mut self.ctx.resume_pending) {
             return;
@@ -59,11 +77,19 @@ impl Task {
                     _ => self.ctx.reissue_wait(round),
                 }
             }
-            Phase::NotStarted | Phase::AwaitingRoundStart { .. } | Phase::Finished(_) => {}
+            // NOTE: a finished task tells its driver again, which resolves at once.
+            Phase::Finished(outcome) => self.ctx.effects.push_back(Effect::Finished(outcome.clone())),
+            Phase::NotStarted | Phase::AwaitingRoundStart { .. } => {}
         }
-        if self.is_streaming() {
-            let error = StreamError::Incomplete { expected: "the end of the reply (the task was restored)" };
-            self.stream_failed(&error);
+        if let Phase::InRound(round) = &mut self.phase {
+            match round.stream {
+                StreamPhase::Open { received: Received::Content, .. } => {
+                    let error = StreamError::Incomplete { expected: "the end of the reply (the task was restored)" };
+                    self.stream_failed(&error);
+                }
+                StreamPhase::Open { .. } => self.ctx.reopen_stream(round),
+                _ => {}
+            }
         }
         self.advance();
     }
@@ -100,6 +126,7 @@ impl Task {
     /// Checks what a restored state refers to, so that nothing later reads past an end:
     /// pending asks are asks of the transcript, blocks exist in the rebuilt parser, the
     /// deleted range lies in the history.
+    #[inline(never)]
     pub(super) fn check_restored(&mut self) -> Result<(), String> {
         let transcript = &self.ctx.transcript;
         let is_ask = |ts: u64| transcript.get(ts).is_some_and(|m| matches!(m.kind, MessageKind::Ask(_)));
@@ -126,9 +153,9 @@ impl Task {
                 _ => None,
             },
             match &round.wait {
-                Wait::Approval { ask_ts, .. } | Wait::Followup { ask_ts, .. } | Wait::CompletionAnswer { ask_ts, .. } => {
-                    Some(*ask_ts)
-                }
+                Wait::Approval { ask_ts, .. }
+                | Wait::Followup { ask_ts, .. }
+                | Wait::CompletionAnswer { ask_ts, .. } => Some(*ask_ts),
                 _ => None,
             },
         ];
