@@ -356,3 +356,23 @@ fn a_request_that_had_no_reply_yet_at_snapshot_time_is_sent_again_unchanged() {
     assert_eq!(rest.task.usage().requests, requests, "not counted twice");
     assert!(matches!(rest.outcome(), Some(Outcome::Completed { .. })));
 }
+
+#[test]
+fn an_approval_of_a_streamed_anthropic_reply_restored_asks_again_and_shows_nothing_new() {
+    let config = TaskConfig { format: clew::stream::Format::Anthropic, ..config() };
+    let reply = || anthropic_reply(&[Part::Text("<write><path>b</path><content>x</content></write>")], 5);
+    let script = || vec![reply(), completion_anthropic()];
+    let mut whole = Harness::new(config.clone(), script());
+    whole.start("t");
+    let mut h = Harness::new(config.clone(), script());
+    h.pause = Some(Box::new(|task| task.state() == "answer" && !task.is_streaming()));
+    h.start("t");
+    let mut rest = restored(&h, config, script());
+    rest.run();
+    let kinds = |h: &Harness| h.task.messages().iter().map(|m| (m.kind, m.text.clone())).collect::<Vec<_>>();
+    assert_eq!(kinds(&rest), kinds(&whole));
+}
+
+fn completion_anthropic() -> Reply {
+    anthropic_reply(&[Part::Text("<attempt_completion><result>ok</result></attempt_completion>")], 5)
+}

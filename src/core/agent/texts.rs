@@ -26,8 +26,8 @@ fn ago(ms: u64) -> String {
     let (count, unit) = match minutes {
         0 => return "less than a minute ago".to_owned(),
         1..=59 => (minutes, "minute"),
-        60..=1439 => (minutes / 60, "hour"),
-        _ => (minutes / 1440, "day"),
+        60..=1409 => ((minutes + 30) / 60, "hour"),
+        _ => ((minutes + 720) / 1440, "day"),
     };
     format!("{count} {unit}{} ago", if count == 1 { "" } else { "s" })
 }

@@ -1,0 +1,296 @@
+// Durable tasks (issue 18) in Node: snapshots at every waiting point restored into a fresh
+// module instance, options.persist and its changes, Task.restore's errors, Task.fromHistory.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { Worker } from "node:worker_threads";
+import { Task } from "clew";
+import { anthropicReply, startModelServer } from "./sse-server.mjs";
+
+const xml = (text) => anthropicReply(text);
+const script = () => [
+  xml("Looking first.\n<read_file><path>a</path></read_file>"),
+  xml("<write_file><path>b</path><content>x</content></write_file>"),
+  xml("<write_file><path>c</path><content>y</content></write_file>"),
+  xml("<ask_followup_question><question>Which one?</question></ask_followup_question>"),
+  xml("<check_file><path>z</path></check_file>"),
+  { status: 500, body: JSON.stringify({ error: { type: "api_error", message: "flaky" } }) },
+  xml("Done.\n<attempt_completion><result>tidied</result></attempt_completion>"),
+];
+
+/** Runs the worker once; resolves with its first message (a snapshot, or the final result). */
+function life(url, data) {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(new URL("./snapshot-worker.mjs", import.meta.url), { workerData: { url, ...data } });
+    worker.once("message", (message) => {
+      worker.terminate().then(() => resolve(message));
+    });
+    worker.once("error", reject);
+  });
+}
+
+test("a task snapshotted at every waiting point and restored in a fresh module instance ends as the uninterrupted run", async () => {
+  const whole = await startModelServer({ "/v1/messages": script() });
+  let expected;
+  try {
+    expected = await life(whole.url, {});
+  } finally {
+    await whole.close();
+  }
+  assert.equal(expected.outcome.status, "completed");
+  assert.ok(expected.messages.some((m) => m.say === "error_retry"), "the script has a retry");
+  assert.ok(expected.messages.some((m) => m.ask === "followup"), "and a follow-up");
+  assert.ok(expected.points > 15, `only ${expected.points} waiting points`);
+  const seen = new Set();
+  for (let stopAt = 1; stopAt <= expected.points; stopAt++) {
+    const server = await startModelServer({ "/v1/messages": script() });
+    try {
+      const stopped = await life(server.url, { stopAt });
+      assert.ok(stopped.snapshot, `point ${stopAt} was reached`);
+      seen.add(stopped.what);
+      const rest = await life(server.url, { snapshot: stopped.snapshot });
+      const at = `restored at point ${stopAt} (${stopped.what}, state ${stopped.state})`;
+      assert.deepEqual(rest.outcome, expected.outcome, at);
+      assert.deepEqual(rest.history, expected.history, at);
+      assert.deepEqual(rest.messages, expected.messages, at);
+      assert.deepEqual(rest.usage, expected.usage, at);
+      assert.ok(rest.ts.every((t, i) => i === 0 || t > rest.ts[i - 1]), `${at}: ts rises`);
+    } finally {
+      await server.close();
+    }
+  }
+  for (const kind of ["ask tool", "ask followup", "ask completion_result", "tool read_file", "tool write_file", "tool check_file", "persist ask", "persist tool", "persist round", "persist retryDelay", "persist finished", "say error_retry"]) {
+    assert.ok(seen.has(kind), `a snapshot was taken at ${kind}: ${[...seen]}`);
+  }
+});
+
+const tool = (name, extra = {}) => ({
+  name,
+  parameters: [{ name: "path", required: true }, { name: "content" }],
+  execute: async ({ path }) => `${name} ${path}: ok`,
+  ...extra,
+});
+const optionsFor = (url, extra = {}) => ({
+  model: { format: "anthropic", id: "claude-test", apiKey: "k", baseUrl: url },
+  tools: [tool("read_file", { readOnly: true }), tool("write_file")],
+  autoApprove: { readOnly: true },
+  ask: (m) => (m.partial ? undefined : { response: "yesButtonClicked" }),
+  ...extra,
+});
+
+test("persist is awaited before each wait starts, and its changes assemble into the snapshot", async () => {
+  const server = await startModelServer({ "/v1/messages": script().filter((r) => typeof r === "string").slice(0, 2).concat([xml("<attempt_completion><result>ok</result></attempt_completion>")]) });
+  try {
+    const events = [];
+    let stored;
+    let historyItems = 0;
+    let task;
+    task = new Task(optionsFor(server.url, {
+      tools: [tool("read_file", { readOnly: true }), tool("write_file", { execute: async () => { events.push("tool write_file"); return "wrote"; } })],
+      ask: (m) => {
+        if (m.partial) return undefined;
+        events.push(`ask ${m.ask}`);
+        return { response: "yesButtonClicked" };
+      },
+      persist: async (changes, { reason }) => {
+        historyItems += changes.history.length;
+        events.push(`persist ${reason}`);
+        stored = Task.mergeSnapshot(stored, changes);
+        assert.deepEqual(stored, { ...task.snapshot() }, `the assembled changes are the snapshot (${reason})`);
+        assert.equal(typeof changes.historyFrom, "number");
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        events.push(`stored ${reason}`);
+      },
+    }));
+    const outcome = await task.start("go");
+    assert.equal(outcome.status, "completed");
+    for (const [i, event] of events.entries()) {
+      if (event.startsWith("ask ") || event.startsWith("tool ")) {
+        assert.match(events[i - 1], /^stored /, `${event} comes after a stored snapshot: ${events.join(", ")}`);
+      }
+    }
+    assert.equal(events.at(-1), "stored finished");
+    assert.ok(events.includes("persist round") && events.includes("persist ask"), events.join(", "));
+    assert.deepEqual(stored, task.snapshot(), "the last persist is the final snapshot");
+    assert.equal(historyItems, task.history.length, "each history entry is handed to persist once");
+  } finally {
+    await server.close();
+  }
+});
+
+test("a persist that rejects ends the task failed, before the wait starts", async () => {
+  const server = await startModelServer({ "/v1/messages": [xml("<write_file><path>b</path></write_file>")] });
+  try {
+    let asked = false;
+    const task = new Task(optionsFor(server.url, {
+      ask: () => { asked = true; return { response: "yesButtonClicked" }; },
+      persist: async (_, { reason }) => { if (reason === "ask") throw new Error("disk full"); },
+    }));
+    const outcome = await task.start("go");
+    assert.equal(outcome.status, "failed");
+    assert.equal(outcome.error.code, "CLEW_PERSIST_FAILED");
+    assert.match(outcome.error.message, /disk full/);
+    assert.equal(asked, false, "the ask never went out");
+  } finally {
+    await server.close();
+  }
+});
+
+test("abort while a persist is pending ends the task at once, and nothing waits on it", async () => {
+  const server = await startModelServer({ "/v1/messages": [xml("<write_file><path>b</path></write_file>")] });
+  try {
+    let asked = false;
+    let release;
+    const task = new Task(optionsFor(server.url, {
+      ask: () => { asked = true; },
+      persist: (_, { reason }) => (reason === "ask" ? new Promise((resolve) => { release = resolve; }) : undefined),
+    }));
+    const started = task.start("go");
+    while (!release) await new Promise((resolve) => setTimeout(resolve, 5));
+    task.abort("stop");
+    const outcome = await started;
+    release();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(outcome.status, "aborted");
+    assert.equal(asked, false);
+  } finally {
+    await server.close();
+  }
+});
+
+test("a tool that may have written, running at snapshot time, gets an error result instead of running twice", async () => {
+  const server = await startModelServer({ "/v1/messages": [xml("<write_file><path>b</path></write_file>"), xml("<attempt_completion><result>ok</result></attempt_completion>")] });
+  try {
+    let snapshot;
+    const first = new Task(optionsFor(server.url, {
+      tools: [tool("read_file", { readOnly: true }), tool("write_file", { execute: () => { snapshot = JSON.stringify(first.snapshot()); return new Promise(() => {}); } })],
+    }));
+    first.start("go");
+    while (!snapshot) await new Promise((resolve) => setTimeout(resolve, 5));
+    first.abort();
+    let ran = 0;
+    const task = Task.restore(snapshot, optionsFor(server.url, {
+      tools: [tool("read_file", { readOnly: true }), tool("write_file", { execute: () => { ran++; return "again"; } })],
+    }));
+    assert.equal(task.state, "tool");
+    const outcome = await task.resume();
+    assert.equal(outcome.status, "completed");
+    assert.equal(ran, 0);
+    const result = JSON.stringify(server.received.at(-1).body.messages.at(-1));
+    assert.match(result, /not known whether the call finished/);
+    await assert.rejects(task.resume(), { name: "TypeError", code: "CLEW_NOT_RESTORED" });
+    await assert.rejects(task.start("again"), { code: "CLEW_TASK_STARTED" });
+  } finally {
+    await server.close();
+  }
+});
+
+test("a finished task restored resolves with its outcome at once", async () => {
+  const server = await startModelServer({ "/v1/messages": [xml("<attempt_completion><result>ok</result></attempt_completion>")] });
+  try {
+    const task = new Task(optionsFor(server.url));
+    await task.start("go");
+    const again = Task.restore(task.snapshot(), optionsFor(server.url));
+    assert.deepEqual(await again.resume(), { status: "completed", result: "ok" });
+    assert.equal(server.received.length, 1);
+  } finally {
+    await server.close();
+  }
+});
+
+test("Task.restore names what is wrong with a TypeError code, whatever it is given", async () => {
+  const server = await startModelServer({ "/v1/messages": [xml("<write_file><path>b</path></write_file>")] });
+  try {
+    let snapshot;
+    const first = new Task(optionsFor(server.url, { ask: (m) => { if (!m.partial) snapshot = first.snapshot(); return new Promise(() => {}); } }));
+    first.start("go");
+    while (!snapshot) await new Promise((resolve) => setTimeout(resolve, 5));
+    first.abort();
+    const options = optionsFor(server.url);
+    const code = (value, opts = options) => {
+      try {
+        Task.restore(value, opts);
+        return "ok";
+      } catch (error) {
+        assert.ok(error instanceof TypeError, String(error));
+        assert.ok(error.message.length > 10);
+        return error.code;
+      }
+    };
+    assert.equal(code(snapshot), "ok");
+    assert.equal(code(JSON.stringify(snapshot)), "ok");
+    assert.equal(code({ ...snapshot, version: 7 }), "CLEW_SNAPSHOT_VERSION");
+    assert.equal(code(snapshot, { ...options, tools: [tool("read_file")] }), "CLEW_SNAPSHOT_TOOL_MISSING");
+    for (const bad of [undefined, null, 3, "", "{", "[]", {}, { version: 1 }, { ...snapshot, history: 5 }, { ...snapshot, state: [] }]) {
+      assert.equal(code(bad), "CLEW_INVALID_SNAPSHOT", JSON.stringify(bad));
+    }
+    assert.equal(code(snapshot, { model: 5 }), "CLEW_INVALID_OPTIONS");
+    // Every member replaced by values of other types, and every prefix of the text: an error
+    // or a task, never a trap (the instance keeps working after all of them).
+    const text = JSON.stringify(snapshot);
+    const codes = new Set();
+    for (let end = 0; end < text.length; end += 7) codes.add(code(text.slice(0, end)));
+    const replacements = [0, -1, 1e300, "x", "", null, true, [], {}, 2 ** 53];
+    const paths = [];
+    const walk = (value, path) => {
+      paths.push(path);
+      if (value && typeof value === "object") for (const key of Object.keys(value)) walk(value[key], [...path, key]);
+    };
+    walk(snapshot, []);
+    for (const path of paths.slice(1)) {
+      for (const replacement of replacements) {
+        const copy = structuredClone(snapshot);
+        let at = copy;
+        for (const key of path.slice(0, -1)) at = at[key];
+        at[path.at(-1)] = replacement;
+        codes.add(code(copy));
+      }
+    }
+    assert.deepEqual([...codes].filter((c) => !["ok", "CLEW_INVALID_SNAPSHOT", "CLEW_SNAPSHOT_VERSION", "CLEW_SNAPSHOT_TOOL_MISSING"].includes(c)), []);
+    const task = new Task(optionsFor(server.url));
+    assert.equal(task.state, "idle", "the instance still works");
+  } finally {
+    await server.close();
+  }
+});
+
+test("Task.fromHistory resumes a conversation saved elsewhere: resume_task, then the notice", async () => {
+  const server = await startModelServer({ "/v1/messages": [xml("<attempt_completion><result>resumed</result></attempt_completion>")] });
+  try {
+    const hour = 3_600_000;
+    const saved = {
+      history: [
+        { role: "user", content: [{ type: "text", text: "<task>\nfix it\n</task>" }] },
+        { role: "assistant", content: "<read_file><path>a</path></read_file>" },
+        { role: "user", content: [{ type: "text", text: "[read_file for 'a'] Result:\nold" }] },
+      ],
+      messages: [
+        { ts: Date.now() - 3 * hour, type: "say", say: "task", text: "fix it" },
+        { ts: Date.now() - 3 * hour + 1, type: "say", say: "api_req_started", text: JSON.stringify({ tokensIn: 5, tokensOut: 2, cost: 0.01 }) },
+        { ts: Date.now() - 3 * hour + 2, type: "say", say: "checkpoint_created", text: "" },
+        { ts: Date.now() - 3 * hour + 3, type: "say", say: "command", text: "a kind clew does not emit" },
+      ],
+    };
+    const asks = [];
+    const task = Task.fromHistory(saved, optionsFor(server.url, {
+      ask: (m) => {
+        if (m.partial) return undefined;
+        asks.push(m.ask);
+        return m.ask === "resume_task" ? { response: "messageResponse", text: "go on" } : { response: "yesButtonClicked" };
+      },
+    }));
+    assert.equal(task.usage.requests, 1);
+    const outcome = await task.resume();
+    assert.deepEqual(outcome, { status: "completed", result: "resumed" });
+    assert.deepEqual(asks, ["resume_task", "completion_result"]);
+    const sent = server.received[0].body.messages;
+    assert.equal(sent.length, 3, "the trailing user message is merged, not repeated");
+    const texts = sent.at(-1).content.map((b) => b.text);
+    assert.equal(texts[0], "[read_file for 'a'] Result:\nold");
+    assert.match(texts[1], /^\[Task resumed\].*3 hours ago/s);
+    assert.match(texts[1], /<user_message>\ngo on\n<\/user_message>/);
+    assert.equal(task.messages[3].say, "command", "kinds clew does not emit are kept");
+    assert.throws(() => Task.fromHistory({ history: [] }, optionsFor(server.url)), { code: "CLEW_INVALID_SNAPSHOT" });
+  } finally {
+    await server.close();
+  }
+});
