@@ -1,5 +1,6 @@
 // The playground (www/) in headless Chromium with the installed package: a newcomer's run of
-// the offline task, with one tool approved and one denied, then a second run aborted mid-stream.
+// the offline task, with one tool approved and one denied, then a second run aborted mid-stream;
+// and with "keep in this browser" on, reloads at an approval and in the middle of a reply.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
@@ -8,6 +9,7 @@ import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { serve } from "./static-server.mjs";
 import { here, packageDir, repoRoot } from "./package-dir.mjs";
+import { scriptedReply } from "../www/offline-model.js";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -70,6 +72,136 @@ test("the playground runs the offline task with an approval and a denial, and ab
     await page.waitForTimeout(400);
     assert.equal(await page.$eval("#timeline", (n) => n.innerHTML), snapshot, "nothing more arrived after abort");
     assert.equal(await page.textContent("#state"), "finished");
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+    await server.close();
+    rmSync(profile, { recursive: true, force: true });
+  }
+});
+
+/** The timeline's rows as `{ ts, kind, text }` (a reasoning row's text is its reasoning). */
+const timeline = (page) => page.$$eval("#timeline li", (nodes) => nodes.map((n) => ({
+  ts: n.dataset.ts, kind: n.dataset.kind, text: (n.querySelector("details pre") ?? n.querySelector(".body") ?? n).textContent,
+})));
+
+/** What the page stored in IndexedDB: `{ head, history, messages, files }`, every record. */
+const stored = (page) => page.evaluate(() => new Promise((resolve, reject) => {
+  const open = indexedDB.open("clew-playground");
+  open.onerror = () => reject(open.error);
+  open.onsuccess = () => {
+    const tx = open.result.transaction(["task", "history", "messages", "files"]);
+    const out = {};
+    const read = (name, store, request) => { request.onsuccess = () => { out[name] = request.result; }; };
+    read("head", "task", tx.objectStore("task").get("head"));
+    read("history", "history", tx.objectStore("history").getAll());
+    read("messages", "messages", tx.objectStore("messages").getAll());
+    read("files", "files", tx.objectStore("files").get("workspace"));
+    tx.oncomplete = () => { open.result.close(); resolve(out); };
+  };
+}));
+
+/** Polls `check` (async) until it is true. */
+async function until(check, what, ms = 10000) {
+  for (const end = Date.now() + ms; Date.now() < end;) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  assert.fail(`timed out waiting until ${what}`);
+}
+
+async function finishTheTask(page) {
+  await page.waitForSelector(".ask-controls button.approve");
+  assert.equal(await page.$eval("li:has(.ask-controls) .tool-name", (n) => n.textContent), "replace_in_file");
+  await page.click(".ask-controls button.approve");
+  await page.waitForFunction(() => document.querySelector("li:has(.ask-controls) .tool-name")?.textContent === "write_to_file");
+  await page.click(".ask-controls button.approve");
+  await page.waitForSelector(".ask-controls button.option");
+  await page.locator(".ask-controls button.option").last().click();
+  await page.waitForSelector(".ask-controls button.accept");
+  await page.click(".ask-controls button.accept");
+  await page.waitForSelector("body[data-state=completed]");
+}
+
+test("with keep in this browser on, a reload at an approval asks it again and a reload mid-stream resumes the reply", async () => {
+  const server = await serve({ "/pkg/": packageDir, "/": join(repoRoot, "www") });
+  const profile = mkdtempSync(join(tmpdir(), "clew-chromium-"));
+  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: ARGS, viewport: { width: 1280, height: 900 } });
+  try {
+    const page = await context.newPage();
+    const errors = [];
+    page.on("pageerror", (error) => errors.push(error.message));
+    await page.goto(server.url);
+    await page.waitForSelector("body[data-state=ready]");
+    assert.equal(await page.isVisible("#keepNote"), false);
+    await page.check("#persist");
+    await page.waitForSelector("body[data-kept=on]");
+    assert.equal(await page.isVisible("#keepNote"), true, "the box says what it keeps");
+    await page.evaluate(() => { document.body.dataset.delay = "3"; });
+    await page.click("#start");
+
+    // 1. Reload at the first approval: the same ask (same ts, tool and text) is asked again.
+    await page.waitForSelector(".ask-controls button.approve");
+    const ask = await page.$eval("li:has(.ask-controls)", (n) => ({ ts: n.dataset.ts, kind: n.dataset.kind, card: n.querySelector(".tool-card").textContent }));
+    assert.equal(ask.kind, "ask:tool");
+    assert.match(ask.card, /^replace_in_file/);
+    // The ask is stored before it shows; the reply's stream may end after it, which the page
+    // stores too (no waiting point comes then): wait for that, so the transcript is final.
+    await until(async () => (await stored(page)).messages?.every((m) => !m.partial), "the stored transcript has no partial message");
+    const before = await timeline(page);
+    const saved = await stored(page);
+    assert.equal(saved.history.length, saved.head.historyCount, "one record per history entry");
+    assert.equal(saved.messages.length, saved.head.messagesCount, "one record per transcript entry");
+    assert.deepEqual(saved.messages.map((m) => String(m.ts)), before.map((r) => r.ts), "every message shown is stored");
+    assert.equal(saved.messages.at(-1).ask, "tool");
+    assert.match(saved.files["README.md"], /Helo wrold/);
+    assert.equal(saved.head.app.settings.taskText, "Fix the typos in the README.");
+
+    await page.reload();
+    await page.waitForSelector(".ask-controls button.approve");
+    assert.equal(await page.isChecked("#persist"), true, "the box is remembered");
+    const again = await page.$eval("li:has(.ask-controls)", (n) => ({ ts: n.dataset.ts, kind: n.dataset.kind, card: n.querySelector(".tool-card").textContent }));
+    assert.deepEqual(again, ask, "the same ask is shown again");
+    assert.deepEqual((await timeline(page)).map((r) => [r.ts, r.kind, r.text]), before.map((r) => [r.ts, r.kind, r.text]), "the transcript is rebuilt as it was");
+    assert.equal(await page.$$eval(".ask-controls", (n) => n.length), 1, "one ask waits");
+    assert.match(await page.textContent("#file"), /Helo wrold/);
+    await finishTheTask(page);
+    assert.match(await page.textContent("#timeline"), /Completed: I fixed the typos/);
+    const files = await page.$$eval("#files button", (nodes) => nodes.map((n) => n.textContent));
+    assert.ok(files.includes("NOTES.md"), `the approved write made its file: ${files}`);
+
+    // A reload after the end shows the finished task, and resumes nothing.
+    const finished = await timeline(page);
+    await page.reload();
+    await page.waitForSelector("body[data-state=completed]");
+    assert.deepEqual((await timeline(page)).map((r) => [r.ts, r.kind]), finished.map((r) => [r.ts, r.kind]));
+    assert.equal(await page.$$eval(".ask-controls", (n) => n.length), 0);
+    assert.ok((await page.$$eval("#files button", (nodes) => nodes.map((n) => n.textContent))).includes("NOTES.md"), "the files are kept");
+
+    // 2. Reload while the first reply streams: what streamed stays, and the reply goes on.
+    await page.click("#reset");
+    await page.evaluate(() => { document.body.dataset.delay = "60"; });
+    await page.click("#start");
+    let streamed;
+    await until(async () => {
+      streamed = (await stored(page)).messages?.find((m) => m.say === "reasoning" && m.text.length > 12);
+      return streamed !== undefined;
+    }, "some streamed reasoning is stored");
+    assert.equal(await page.$eval("#state", (n) => n.textContent), "stream", "the reply still streams");
+    await page.reload();
+    await page.waitForSelector(`#timeline li.reasoning[data-ts="${streamed.ts}"]`);
+    const keptRow = await page.$eval(`#timeline li[data-ts="${streamed.ts}"] pre`, (n) => n.textContent);
+    const reasoning = scriptedReply({ messages: [{ role: "user", content: "<task>\nFix the typos in the README.\n</task>" }] }).reasoning;
+    assert.ok(keptRow.length >= streamed.text.length && reasoning.startsWith(keptRow), `the streamed reasoning is kept: ${keptRow}`);
+    await page.waitForSelector('li[data-kind="say:error_retry"]');
+    await finishTheTask(page);
+    const rows = await timeline(page);
+    assert.equal(rows.find((r) => r.ts === String(streamed.ts)).text, keptRow, "what streamed before the reload stays as it was");
+    assert.equal(rows.filter((r) => r.kind === "say:reasoning").map((r) => r.text).join(""), reasoning, "the reply went on from where it stopped");
+    const kinds = rows.map((r) => r.kind);
+    assert.equal(kinds.filter((k) => k === "say:tool").length, 2, `list_files and read_file ran once each: ${kinds}`);
+    assert.match(await page.textContent("#file"), /Hello world!|# Notes|# Changelog/);
+    assert.match(await page.textContent("#timeline"), /Completed: I fixed the typos/);
     assert.deepEqual(errors, []);
   } finally {
     await context.close();

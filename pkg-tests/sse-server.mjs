@@ -41,7 +41,9 @@ export function openaiReply(text) {
 
 /**
  * Starts a server answering POSTs with `replies[path]` in order. A reply is an SSE string,
- * or `{ status, body, headers }` for an error.
+ * `{ status, body, headers }` for an error, or `{ stall }`: the SSE string `stall`, sent in
+ * the same small pieces, after which the response stays open and silent (a model that stops
+ * mid-reply) until the client goes away or the server closes.
  */
 export async function startModelServer(replies) {
   const received = [];
@@ -55,6 +57,15 @@ export async function startModelServer(replies) {
     if (reply === undefined) {
       res.writeHead(500, { "content-type": "application/json" });
       res.end(JSON.stringify({ error: { message: "script ended" } }));
+      return;
+    }
+    if (typeof reply === "object" && typeof reply.stall === "string") {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      const bytes = Buffer.from(reply.stall);
+      for (let at = 0; at < bytes.length; at += 61) {
+        res.write(bytes.subarray(at, at + 61));
+        await new Promise((resolve) => setImmediate(resolve));
+      }
       return;
     }
     if (typeof reply === "object") {

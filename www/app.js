@@ -1,16 +1,21 @@
 // The playground: a Task from the package, a workspace of files with tools over it, and a
 // timeline of the task's say/ask messages with real UI for every ask. The page holds no
-// loop logic: it renders messages and answers asks.
-import { Task } from "clew";
-import { Workspace, persistIn, SAMPLE_FILES } from "./workspace.js";
+// loop logic: it renders messages and answers asks. With "keep in this browser" on, the task
+// and the files are stored in IndexedDB (store.js) and a reload restores and resumes them.
+import { Task, ready } from "clew";
+import { Workspace, SAMPLE_FILES } from "./workspace.js";
 import { offlineRequest, OFFLINE_MODEL_INFO } from "./offline-model.js";
+import { TaskStore } from "./store.js";
 
 const $ = (id) => document.getElementById(id);
 const workspace = new Workspace();
 let task = null;
-let stopPersisting = null;
 let lastOutcome = null;
 const rows = new Map(); // ts -> { li, message }
+const KEEP = "clew-playground:keep"; // localStorage: "on" when the box is checked
+let store = null; // the TaskStore while the box is on
+let kept = null; // the task being kept: { task, app: { settings, environment, finished } }
+let savedTask = null; // a stored task waiting for the Resume button (its model needs a key)
 
 // Workspace panel -----------------------------------------------------------------------
 let shown = "README.md";
@@ -37,10 +42,95 @@ workspace.addEventListener("change", (event) => {
   renderFiles(event.path);
 });
 $("reset").addEventListener("click", () => workspace.load(SAMPLE_FILES));
-$("persist").addEventListener("change", async (event) => {
-  if (event.target.checked) stopPersisting = await persistIn(workspace);
-  else stopPersisting?.();
+
+// Keeping the task in this browser ------------------------------------------------------
+// A kept task's files are stored with it, in the same transaction: at every waiting point
+// (options.persist) and, since a streaming reply reaches no waiting point, also 200 ms after
+// a message arrived (a whole task.snapshot(), of which only what changed is written). While
+// the task runs its tools' changes wait for the next of those, so what is stored is always
+// one moment of both; otherwise a change of the files is stored at once.
+const keptRunning = () => kept !== null && kept.task === task && task.outcome === undefined;
+workspace.addEventListener("change", () => {
+  if (store && !keptRunning()) store.writeFiles(workspace.snapshot()).catch(storeFailed);
 });
+
+function storeFailed(error) {
+  console.warn("clew playground: keeping in this browser failed:", error);
+}
+
+/** Stores `changes` (persist's, or a whole snapshot) of the kept `record` with the files. */
+function keep(record, changes, reason) {
+  if (!store || record !== kept) return undefined;
+  const written = store.write(changes, { ...record.app }, workspace.snapshot());
+  return written.then(() => { document.body.dataset.kept = reason; });
+}
+
+/** Stores the whole task now, unless a tool is changing the files (the next persist will). */
+function keepWhole(record, reason = record.task.state) {
+  if (!store || record !== kept) return;
+  if (record.task.outcome === undefined && record.task.state === "tool") {
+    record.whole = true;
+    return;
+  }
+  record.whole = false;
+  keep(record, { ...record.task.snapshot(), historyFrom: 0, messagesFrom: 0 }, reason)?.catch(storeFailed);
+}
+
+function persistFor(record) {
+  return (changes, { reason }) => {
+    if (reason === "finished") record.app.finished = true;
+    if (record.whole) {
+      record.whole = false;
+      return keep(record, { ...record.task.snapshot(), historyFrom: 0, messagesFrom: 0 }, reason);
+    }
+    return keep(record, changes, reason);
+  };
+}
+
+/** A message arrived: store the task soon (what streamed, or a stream that ended during an ask). */
+function keepSoon(record) {
+  if (!store || record !== kept || record.timer) return;
+  record.timer = setTimeout(() => {
+    record.timer = null;
+    if (record.task.outcome === undefined) keepWhole(record);
+  }, 200);
+}
+
+function showKeepNote() {
+  $("keepNote").hidden = !$("persist").checked;
+}
+
+$("persist").addEventListener("change", async () => {
+  const on = $("persist").checked;
+  localStorage.setItem(KEEP, on ? "on" : "off");
+  showKeepNote();
+  if (on && !store) {
+    const opened = await TaskStore.open().catch((error) => { storeFailed(error); return null; });
+    if (!opened || !$("persist").checked || store) return opened?.close();
+    store = opened;
+    store.clear().catch(storeFailed);
+    store.writeFiles(workspace.snapshot()).then(() => { document.body.dataset.kept = "on"; }, storeFailed);
+    if (kept) keepWhole(kept, "on");
+  } else if (!on && store) {
+    const closing = store;
+    store = null;
+    await closing.clear({ files: true }).catch(storeFailed);
+    closing.close();
+  }
+});
+
+const SETTINGS = ["provider", "baseUrl", "modelId", "readOnly", "yolo", "parallel", "maxMistakes", "taskText"];
+function readSettings() {
+  return Object.fromEntries(SETTINGS.map((id) => [id, $(id).type === "checkbox" ? $(id).checked : $(id).value]));
+}
+function applySettings(settings) {
+  for (const id of SETTINGS) {
+    if (!(id in settings)) continue;
+    if ($(id).type === "checkbox") $(id).checked = settings[id];
+    else $(id).value = settings[id];
+  }
+  $("provider").dispatchEvent(new Event("change"));
+}
 
 // Model settings ------------------------------------------------------------------------
 $("provider").addEventListener("change", () => {
@@ -234,10 +324,8 @@ function updateStatus() {
 }
 
 // Running a task -------------------------------------------------------------------------
-async function start(text) {
-  $("timeline").replaceChildren();
-  rows.clear();
-  lastOutcome = null;
+/** The task's options from the page's controls; `record` (a kept task) adds persist. */
+function taskOptions(environment, record) {
   const options = {
     model: modelOptions(),
     tools: workspace.tools(),
@@ -245,25 +333,95 @@ async function start(text) {
     yolo: $("yolo").checked,
     parallelToolCalling: $("parallel").checked,
     maxConsecutiveMistakes: Math.max(1, Number($("maxMistakes").value) || 3),
-    environment: `The workspace holds: ${[...workspace.files.keys()].join(", ")}.`,
-    say: show,
+    environment,
+    say: (message) => {
+      show(message);
+      if (record) keepSoon(record);
+    },
     ask: (message) => {
       show(message);
+      if (record) keepSoon(record);
       return message.partial ? undefined : answerUi(message);
     },
   };
+  if (record) {
+    // NOTE: the files are stored with the task, so after a reload they are as they were before
+    // the tool that was running began: running it again is exactly what is needed.
+    options.tools = options.tools.map((tool) => tool.readOnly ? tool : { ...tool, idempotent: true });
+    options.persist = persistFor(record);
+  }
+  return options;
+}
+
+function clearTimeline() {
+  $("timeline").replaceChildren();
+  rows.clear();
+  lastOutcome = null;
+}
+
+async function start(text) {
+  clearTimeline();
+  savedTask = null;
+  $("resume").hidden = true;
+  const environment = `The workspace holds: ${[...workspace.files.keys()].join(", ")}.`;
+  const record = store ? { task: null, app: { settings: readSettings(), environment, finished: false } } : null;
   let current;
   try {
-    current = new Task(options);
+    current = new Task(taskOptions(environment, record));
   } catch (error) {
     alert(error.message);
     return;
   }
+  if (record) {
+    record.task = current;
+    store.clear().catch(storeFailed);
+  }
+  kept = record;
+  await run(current, () => current.start(text));
+}
+
+/** Restores a stored task (`{ head, snapshot }` from the store), shows it and resumes it. */
+async function restore(saved) {
+  applySettings(saved.head.app.settings ?? {});
+  clearTimeline();
+  const needsKey = $("provider").value !== "offline" && !$("apiKey").value.trim();
+  if (needsKey && !saved.head.app.finished) {
+    // NOTE: keys are not stored: show the transcript, and resume once one is entered.
+    for (const message of saved.snapshot.messages) show(message);
+    savedTask = saved;
+    $("resume").hidden = false;
+    document.body.dataset.state = "ready";
+    return;
+  }
+  savedTask = null;
+  $("resume").hidden = true;
+  const record = { task: null, app: saved.head.app };
+  let current;
+  try {
+    current = Task.restore(saved.snapshot, taskOptions(saved.head.app.environment, record));
+  } catch (error) {
+    const li = document.createElement("li");
+    li.className = "outcome failed";
+    li.textContent = `The task kept in this browser could not be restored (${error.code ?? error.name}): ${error.message}`;
+    $("timeline").append(li);
+    await store?.clear().catch(storeFailed);
+    document.body.dataset.state = "ready";
+    return;
+  }
+  record.task = current;
+  kept = record;
+  task = current;
+  for (const message of current.messages) show(message);
+  await run(current, () => current.resume());
+}
+
+/** Runs `begin()` (a start or a resume) and shows the outcome. */
+async function run(current, begin) {
   task = current;
   document.body.dataset.state = "running";
   $("start").disabled = true;
   $("abort").disabled = false;
-  const outcome = await current.start(text);
+  const outcome = await begin();
   if (task !== current) return;
   lastOutcome = outcome;
   const li = document.createElement("li");
@@ -284,6 +442,7 @@ $("composer").addEventListener("submit", (event) => {
   if (text) start(text);
 });
 $("abort").addEventListener("click", () => task?.abort("stopped by the user"));
+$("resume").addEventListener("click", () => { if (savedTask) restore(savedTask); });
 $("export").addEventListener("click", () => {
   const transcript = { exportedAt: new Date().toISOString(), outcome: lastOutcome, messages: task?.messages ?? [], history: task?.history ?? [], usage: task?.usage ?? null, files: workspace.snapshot() };
   const url = URL.createObjectURL(new Blob([JSON.stringify(transcript, null, 2)], { type: "application/json" }));
@@ -292,5 +451,25 @@ $("export").addEventListener("click", () => {
   setTimeout(() => URL.revokeObjectURL(url), 1000);
 });
 
-renderFiles();
-document.body.dataset.state = "ready";
+async function boot() {
+  renderFiles();
+  $("persist").checked = localStorage.getItem(KEEP) === "on";
+  showKeepNote();
+  let saved = null;
+  if ($("persist").checked) {
+    try {
+      store = await TaskStore.open();
+      saved = await store.load();
+    } catch (error) {
+      storeFailed(error);
+    }
+    if (saved?.files) workspace.load(saved.files);
+  }
+  if (saved?.snapshot) {
+    // NOTE: Task.restore is synchronous: the browser entry's wasm must have loaded.
+    await ready;
+    await restore(saved);
+  }
+  else document.body.dataset.state = "ready";
+}
+boot();

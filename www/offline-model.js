@@ -13,11 +13,52 @@ function textOf(content) {
 
 const tag = (name, params) => `<${name}>\n${Object.entries(params).map(([k, v]) => `<${k}>${v}</${k}>`).join("\n")}\n</${name}>`;
 
-/** The reply to a conversation: `{ reasoning?, text }`. */
+// What the loop puts in the history when a reply was cut by a failed stream (for instance a
+// page reloaded mid-stream and the task restored): the cut reply ends with this notice, and
+// the next user message asks to continue (alone, or after the results of the cut reply's
+// tool call when that call was whole and ran).
+const INTERRUPTED = "\n\n[Response interrupted by API Error]";
+const CONTINUE = /^\[Your previous response was cut off by an API error\./;
+const isCut = (message) => message?.role === "assistant" && textOf(message.content).endsWith(INTERRUPTED);
+const isContinue = (message) => message?.role === "user" && CONTINUE.test(textOf(message.content).trim());
+/** Whether `messages[i]` is a cut reply that the next request continues (so not a whole step). */
+const continued = (messages, i) => isCut(messages[i]) && isContinue(messages[i + 1]);
+
+function blocksOf(message, type) {
+  const content = typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content;
+  return content.filter((b) => b.type === type).map((b) => type === "thinking" ? b.thinking ?? "" : b.text ?? "").join("");
+}
+
+/**
+ * The reply to a conversation: `{ reasoning?, text }`. The script's step is the number of
+ * whole replies so far (a cut reply and its continuation make one). When the conversation
+ * ends with cut replies and requests to continue, the reply is the rest of the cut one: what
+ * was already delivered is left out, except that a tool call cut in the middle is sent again
+ * whole.
+ */
 export function scriptedReply(request) {
   const messages = request.messages ?? [];
-  const step = messages.filter((m) => m.role === "assistant").length;
-  const last = textOf(messages.at(-1)?.content ?? "");
+  let end = messages.length;
+  while (end >= 2 && continued(messages, end - 2)) end -= 2;
+  const reply = scriptedStep(messages.slice(0, end));
+  if (end === messages.length) return reply;
+  const cut = messages.slice(end).filter((m) => m.role === "assistant");
+  const reasoning = cut.map((m) => blocksOf(m, "thinking")).join("");
+  const text = cut.map((m) => blocksOf(m, "text").replace(INTERRUPTED, "")).join("");
+  const rest = {};
+  if (!text && reply.reasoning?.startsWith(reasoning) && reply.reasoning.length > reasoning.length) {
+    rest.reasoning = reply.reasoning.slice(reasoning.length);
+  }
+  let from = reply.text.startsWith(text) ? text.length : 0;
+  const toolAt = reply.text.search(/<[a-z_]+>\n/);
+  if (toolAt >= 0 && from > toolAt) from = toolAt;
+  rest.text = reply.text.slice(from);
+  return rest;
+}
+
+function scriptedStep(messages) {
+  const step = messages.filter((m, i) => m.role === "assistant" && !continued(messages, i)).length;
+  const last = textOf([...messages].reverse().find((m) => m.role === "user" && !isContinue(m))?.content ?? "");
   const task = textOf(messages[0]?.content ?? "").replace(/<\/?task>/g, "").trim();
   const denied = /denied this operation/.test(last);
   const lead = denied ? "Understood, I'll leave that as it is. " : "";

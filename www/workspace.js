@@ -1,5 +1,6 @@
-// The playground's workspace: an in-memory file system (optionally kept in IndexedDB) and the
-// tools an agent uses on it. Plain ES module with no DOM, so `scripts/demo --cli` runs it in Node.
+// The playground's workspace: an in-memory file system (store.js keeps it in IndexedDB when
+// asked) and the tools an agent uses on it. Plain ES module with no DOM, so `scripts/demo --cli`
+// runs it in Node.
 
 /** The sample project the agent works on. */
 export const SAMPLE_FILES = {
@@ -114,24 +115,4 @@ export class Workspace extends EventTarget {
       },
     ];
   }
-}
-
-/** Keeps a workspace in IndexedDB (browsers only). */
-export async function persistIn(workspace, name = "clew-playground") {
-  const db = await new Promise((resolve, reject) => {
-    const open = indexedDB.open(name, 1);
-    open.onupgradeneeded = () => open.result.createObjectStore("files");
-    open.onsuccess = () => resolve(open.result);
-    open.onerror = () => reject(open.error);
-  });
-  const tx = (mode) => db.transaction("files", mode).objectStore("files");
-  const saved = await new Promise((resolve) => {
-    const get = tx("readonly").get("workspace");
-    get.onsuccess = () => resolve(get.result);
-    get.onerror = () => resolve(undefined);
-  });
-  if (saved) workspace.load(saved);
-  const save = () => tx("readwrite").put(workspace.snapshot(), "workspace");
-  workspace.addEventListener("change", save);
-  return () => workspace.removeEventListener("change", save);
 }

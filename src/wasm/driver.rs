@@ -80,7 +80,6 @@ impl Driver {
         if let Ok(mut machine) = self.machine.try_borrow_mut() {
             event(&mut machine, now());
         }
-        self.persist.changed();
         self.drive();
     }
 
@@ -115,9 +114,7 @@ impl Driver {
                 Err(_) => None,
             };
             let Some(effect) = effect else { break };
-            if let Some(effect) = self.persist_before(effect) {
-                self.perform(effect);
-            }
+            self.perform(effect);
         }
         self.pumping.set(false);
     }
@@ -126,8 +123,9 @@ impl Driver {
         self.callbacks.borrow().as_ref().and_then(pick)
     }
 
-    pub(super) fn perform(self: &Rc<Self>, effect: Effect) {
+    fn perform(self: &Rc<Self>, effect: Effect) {
         match effect {
+            Effect::Persist { reason, changes } => self.persist(reason, &changes),
             Effect::OpenStream { stream, request, unchanged } => self.open_stream(stream, request, &unchanged),
             Effect::CancelStream { stream } => {
                 let current = self.stream.borrow_mut().take_if(|(id, _)| *id == stream);

@@ -125,7 +125,10 @@ impl Task {
     /// tool's `describe`.
     #[wasm_bindgen(unchecked_return_type = "TaskSnapshot")]
     pub fn snapshot(&self) -> JsValue {
-        self.machine().map_or(JsValue::UNDEFINED, |m| js_sys::JSON::parse(&m.snapshot()).unwrap_or(JsValue::NULL))
+        match self.driver.machine.try_borrow_mut() {
+            Ok(mut machine) => js_sys::JSON::parse(&machine.snapshot()).unwrap_or(JsValue::NULL),
+            Err(_) => JsValue::UNDEFINED,
+        }
     }
 
     /// A task continued from `snapshot` (the object `snapshot()` or `options.persist`

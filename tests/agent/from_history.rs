@@ -117,7 +117,7 @@ fn usage_recorded_in_the_transcript_counts_toward_the_limits() {
 #[test]
 fn kinds_clew_does_not_emit_are_kept_through_a_snapshot() {
     let last = json!({"ts": 1003, "type": "say", "say": "text", "text": "x"});
-    let h = rebuilt(config(), last, Vec::new(), 5000);
+    let mut h = rebuilt(config(), last, Vec::new(), 5000);
     let kept = &h.task.messages()[2];
     assert_eq!((kept.kind, kept.kind_name()), (MessageKind::Say(SayKind::Other), "command_output"));
     let again = Task::restore(&h.task.snapshot(), config()).unwrap();

@@ -42,7 +42,7 @@ fn finish(mut h: Harness) -> Run {
 }
 
 /// A harness continuing `h`'s task from its snapshot, with the rest of `script`.
-fn restored(h: &Harness, config: TaskConfig, script: Vec<Reply>) -> Harness {
+fn restored(h: &mut Harness, config: TaskConfig, script: Vec<Reply>) -> Harness {
     let mut task = Task::restore(&h.task.snapshot(), config.clone()).expect("restore");
     assert!(task.is_restored());
     task.resume(h.now);
@@ -80,7 +80,7 @@ fn a_task_restored_at_every_waiting_point_finishes_identically() {
         if h.outcome().is_some() {
             break;
         }
-        let mut rest = restored(&h, scripted_config(), script());
+        let mut rest = restored(&mut h, scripted_config(), script());
         rest.ask = Box::new(answers);
         assert_eq!(finish(rest), expected, "restored at waiting point {stop_at}");
         points += 1;
@@ -94,7 +94,7 @@ fn a_finished_task_restored_keeps_its_outcome() {
     h.start("t");
     let outcome = h.outcome().cloned();
     assert!(outcome.is_some());
-    let mut rest = restored(&h, config(), Vec::new());
+    let mut rest = restored(&mut h, config(), Vec::new());
     rest.run();
     assert_eq!(rest.outcome().cloned(), outcome);
     assert!(rest.requests.is_empty());
@@ -117,9 +117,9 @@ fn paused_in_tool(tool_index: usize, idempotent: bool) -> (Harness, TaskConfig) 
 
 #[test]
 fn a_tool_running_at_snapshot_time_that_may_have_written_gets_an_unknown_outcome_error() {
-    let (h, config) = paused_in_tool(1, false);
+    let (mut h, config) = paused_in_tool(1, false);
     let mut rest =
-        restored(&h, config, vec![text(&["<write><path>b</path><content>x</content></write>"]), completion("ok")]);
+        restored(&mut h, config, vec![text(&["<write><path>b</path><content>x</content></write>"]), completion("ok")]);
     rest.run();
     assert!(rest.tool_calls.is_empty(), "the write is not run twice");
     let result = &rest.requests[0].messages.last().unwrap();
@@ -131,9 +131,9 @@ fn a_tool_running_at_snapshot_time_that_may_have_written_gets_an_unknown_outcome
 #[test]
 fn a_read_only_or_idempotent_tool_running_at_snapshot_time_runs_again() {
     for (index, idempotent) in [(0, false), (1, true)] {
-        let (h, config) = paused_in_tool(index, idempotent);
+        let (mut h, config) = paused_in_tool(index, idempotent);
         let name = config.tools[index].name.clone();
-        let mut rest = restored(&h, config, vec![Reply::Silent, completion("ok")]);
+        let mut rest = restored(&mut h, config, vec![Reply::Silent, completion("ok")]);
         rest.run();
         assert_eq!(rest.tool_calls.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>(), vec![name]);
         assert!(matches!(rest.outcome(), Some(Outcome::Completed { .. })));
@@ -146,7 +146,7 @@ fn a_stream_open_at_snapshot_time_resumes_as_a_mid_stream_failure() {
     h.pause = Some(Box::new(|task| task.messages().iter().any(|m| m.text.starts_with("Half"))));
     h.start("t");
     let shown: Vec<String> = h.task.messages().iter().map(|m| m.text.clone()).collect();
-    let mut rest = restored(&h, config(), vec![Reply::Silent, completion("ok")]);
+    let mut rest = restored(&mut h, config(), vec![Reply::Silent, completion("ok")]);
     rest.run();
     assert_eq!(rest.history_texts(1), vec![format!("Half of it{INTERRUPTED_BY_API_ERROR}")]);
     let texts: Vec<&Message> = rest.task.messages().iter().filter(|m| m.text.starts_with("Half")).collect();
@@ -191,11 +191,11 @@ fn usage_and_limits_carry_on_across_resumes() {
     let mut h = Harness::new(config.clone(), vec![reads(), reads(), reads()]);
     h.pause = Some(Box::new(|task| task.state() == "tool"));
     h.start("t");
-    let mut rest = restored(&h, config.clone(), vec![reads(), reads(), reads()]);
+    let mut rest = restored(&mut h, config.clone(), vec![reads(), reads(), reads()]);
     rest.pause = Some(Box::new(|task| task.state() == "tool" && task.usage().requests == 2));
     rest.run();
     assert_eq!(rest.task.usage().requests, 2);
-    let mut last = restored(&rest, config, vec![reads()]);
+    let mut last = restored(&mut rest, config, vec![reads()]);
     last.run();
     assert!(matches!(last.outcome(), Some(Outcome::Ended { code, .. }) if code == "CLEW_REQUEST_LIMIT"));
     assert_eq!(last.task.usage().requests, 2);
@@ -327,7 +327,7 @@ fn a_post_tool_use_hook_reissued_after_a_restore_gets_the_tools_result() {
     h.pause = Some(Box::new(|task| task.state() == "hook"));
     h.start("t");
     assert_eq!(h.task.state(), "hook");
-    let mut rest = restored(&h, config, script());
+    let mut rest = restored(&mut h, config, script());
     rest.run();
     let results: Vec<_> = rest
         .effects
@@ -348,7 +348,7 @@ fn a_request_that_had_no_reply_yet_at_snapshot_time_is_sent_again_unchanged() {
     h.start("t");
     assert_eq!(h.task.state(), "stream");
     let requests = h.task.usage().requests;
-    let mut rest = restored(&h, config(), vec![Reply::Silent, completion("ok")]);
+    let mut rest = restored(&mut h, config(), vec![Reply::Silent, completion("ok")]);
     rest.run();
     assert_eq!(rest.requests.len(), 1);
     assert_eq!(rest.requests[0], h.requests[0], "the same request");
@@ -367,7 +367,7 @@ fn an_approval_of_a_streamed_anthropic_reply_restored_asks_again_and_shows_nothi
     let mut h = Harness::new(config.clone(), script());
     h.pause = Some(Box::new(|task| task.state() == "answer" && !task.is_streaming()));
     h.start("t");
-    let mut rest = restored(&h, config, script());
+    let mut rest = restored(&mut h, config, script());
     rest.run();
     let kinds = |h: &Harness| h.task.messages().iter().map(|m| (m.kind, m.text.clone())).collect::<Vec<_>>();
     assert_eq!(kinds(&rest), kinds(&whole));
@@ -375,4 +375,36 @@ fn an_approval_of_a_streamed_anthropic_reply_restored_asks_again_and_shows_nothi
 
 fn completion_anthropic() -> Reply {
     anthropic_reply(&[Part::Text("<attempt_completion><result>ok</result></attempt_completion>")], 5)
+}
+
+#[test]
+fn with_persist_on_every_wait_is_preceded_by_a_persist_of_the_state_it_waits_in() {
+    use clew::agent::Effect;
+    let config = TaskConfig { persist: true, ..scripted_config() };
+    let mut h = Harness::new(config, script());
+    h.ask = Box::new(answers);
+    h.start("t");
+    assert!(matches!(h.outcome(), Some(Outcome::Completed { .. })));
+    let mut reasons = Vec::new();
+    let mut stored = false;
+    for effect in &h.effects {
+        match effect {
+            Effect::Persist { reason, changes } => {
+                reasons.push(*reason);
+                assert!(changes.contains("\"historyFrom\""));
+                stored = true;
+            }
+            Effect::Ask(m) if !m.is_partial() => assert!(std::mem::take(&mut stored), "an ask without a persist"),
+            Effect::RunTool { .. } | Effect::SaveCheckpoint { .. } | Effect::Finished(_) => {
+                assert!(std::mem::take(&mut stored), "{effect:?} without a persist");
+            }
+            Effect::Say(_) | Effect::WakeAt(_) | Effect::OpenStream { .. } | Effect::CancelStream { .. } => {}
+            _ => stored = false,
+        }
+    }
+    for reason in ["ask", "tool", "checkpoint", "retryDelay", "round", "finished"] {
+        assert!(reasons.contains(&reason), "{reason} in {reasons:?}");
+    }
+    let without = Harness::new(scripted_config(), script()).task.poll_effect();
+    assert!(without.is_none());
 }

@@ -206,6 +206,8 @@ pub struct TaskConfig {
     pub environment: Option<String>,
     /// Whether checkpoints are saved (the driver has a `save` callback).
     pub checkpoints: bool,
+    /// Whether the task's state is stored at every waiting point ([`Effect::Persist`](super::Effect::Persist)).
+    pub persist: bool,
     /// Which hooks exist.
     pub hooks: HookSet,
 }
@@ -234,6 +236,7 @@ impl Default for TaskConfig {
             rules: None,
             environment: None,
             checkpoints: false,
+            persist: false,
             hooks: HookSet::default(),
         }
     }

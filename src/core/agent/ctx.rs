@@ -14,8 +14,11 @@ use crate::core::request::ModelRequest;
 use crate::core::stream::Usage;
 
 impl Ctx {
+    /// Every input starts here: the clock moves (never back), and the stored snapshot is
+    /// no longer current.
     pub(crate) fn tick(&mut self, now: u64) {
         self.now = self.now.max(now);
+        self.persist_due = true;
     }
 
     pub(crate) fn new_id(&mut self) -> u64 {

@@ -101,6 +101,16 @@ pub enum Effect {
     /// any earlier wake-up. `None`: no wake-up is needed. A wake-up may come early (nothing
     /// is due then, and the task asks again).
     WakeAt(Option<u64>),
+    /// Store the task before the next effect, which starts a wait (only with
+    /// [`TaskConfig::persist`](super::TaskConfig::persist)); wait until it is stored before
+    /// performing anything else. Storing failed: [`Task::fail`](super::Task::fail).
+    Persist {
+        /// Why: `"ask"`, `"tool"`, `"hook"`, `"checkpoint"`, `"retryDelay"`, `"round"` (a
+        /// round entered the history; the next request follows) or `"finished"`.
+        reason: &'static str,
+        /// What changed since the last one ([`Task::snapshot_changes`](super::Task::snapshot_changes)).
+        changes: String,
+    },
     /// The task ended; nothing follows.
     Finished(Outcome),
 }

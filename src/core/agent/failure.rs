@@ -7,7 +7,7 @@ use super::effect::codes;
 use crate::core::stream::StreamError;
 
 /// A failed request, kept as plain data (it may sit in a snapshot while a retry waits).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Default, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Failure {
     /// The stream error's stable code.
     pub code: String,

@@ -174,6 +174,7 @@ impl TaskOptions {
             rules,
             environment,
             checkpoints: checkpoint_save.is_some() || checkpoint_initial.is_some(),
+            persist: persist.is_some(),
             hooks: HookSet {
                 task_start: hook_slots[0].is_some(),
                 task_cancel: hook_slots[1].is_some(),

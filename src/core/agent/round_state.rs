@@ -79,7 +79,7 @@ pub(crate) enum Item {
 }
 
 /// A complete tool call on its way through the gates, approval and execution.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Default, Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct ToolJob {
     /// The tool's name.
     pub(crate) name: String,

@@ -91,6 +91,12 @@ pub(crate) struct Ctx {
     /// Restored and not yet resumed: [`Task::resume`] reissues what it waits for.
     #[serde(skip)]
     pub(crate) resume_pending: bool,
+    /// An input came since the last [`Effect::Persist`].
+    #[serde(skip)]
+    pub(crate) persist_due: bool,
+    /// History length at the last [`Effect::Persist`].
+    #[serde(skip)]
+    pub(crate) persist_history: usize,
 }
 
 /// The agent loop as a state machine: events in, effects out, no IO and no clock.
@@ -138,9 +144,32 @@ impl Task {
         self.ctx.describer = Describer(Some(describe));
     }
 
-    /// The next effect to perform, oldest first.
+    /// The next effect to perform, oldest first. With [`TaskConfig::persist`], an
+    /// [`Effect::Persist`] comes first whenever the next effect starts a wait and something
+    /// happened since the last one.
     pub fn poll_effect(&mut self) -> Option<Effect> {
+        if self.ctx.config.persist && self.ctx.persist_due {
+            if let Some(reason) = self.ctx.effects.front().and_then(|e| self.persist_reason(e)) {
+                self.ctx.persist_due = false;
+                self.ctx.persist_history = self.ctx.history.len();
+                return Some(Effect::Persist { reason, changes: self.snapshot_changes() });
+            }
+        }
         self.ctx.effects.pop_front()
+    }
+
+    /// Why `effect` starts a wait that must be stored before it goes out, if it does.
+    fn persist_reason(&self, effect: &Effect) -> Option<&'static str> {
+        Some(match effect {
+            Effect::Ask(message) if !message.is_partial() => "ask",
+            Effect::RunTool { .. } => "tool",
+            Effect::RunHook { kind, .. } if *kind != HookKind::TaskCancel => "hook",
+            Effect::SaveCheckpoint { .. } => "checkpoint",
+            Effect::WakeAt(Some(_)) if self.state() == "retryDelay" => "retryDelay",
+            Effect::OpenStream { .. } if self.ctx.history.len() != self.ctx.persist_history => "round",
+            Effect::Finished(_) => "finished",
+            _ => return None,
+        })
     }
 
     /// When the task next needs [`handle_timeout`](Self::handle_timeout) (at the latest), if

@@ -11,7 +11,7 @@ use super::super::config::TaskConfig;
 use super::super::message::{AskKind, Message, MessageKind, SayKind, Transcript};
 use super::super::task::{Phase, Task, TaskUsage};
 use super::super::texts;
-use super::read::{self, Errors, Obj};
+use super::entries;
 use super::SnapshotError;
 
 /// The result given to a native tool call that never got one.
@@ -38,15 +38,15 @@ impl Task {
     }
 
     fn rebuild(&mut self, value: &Json, now: u64) -> Result<(), String> {
-        let errors = Errors::default();
-        let root = Obj::new(value, "saved".into(), &errors);
-        let (items, at) = root.list("history");
-        let mut history = read::history(items, &at, &errors);
-        let (items, at) = root.list("messages");
-        let mut messages = read::messages(items, &at, &errors);
-        if let Some(error) = errors.take() {
-            return Err(error);
+        let list = |key: &str| match value.get(key) {
+            None | Some(Json::Null) => Ok(&[][..]),
+            Some(items) => items.as_array().ok_or_else(|| format!("saved.{key} must be an array")),
+        };
+        if !value.is_object() {
+            return Err("the saved task must be an object { history, messages }".into());
         }
+        let mut history = entries::read_history(list("history")?, "saved.history")?;
+        let mut messages = entries::read_messages(list("messages")?, "saved.messages")?;
         if history.is_empty() {
             return Err("saved.history is empty: there is no conversation to resume".into());
         }

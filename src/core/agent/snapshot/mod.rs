@@ -10,11 +10,11 @@
 //! (`historyFrom`, `messagesFrom`), so that persisting at every waiting point is not
 //! quadratic; an application assembles the whole from the parts it stored.
 
+mod entries;
 mod from_history;
-mod out;
-mod read;
 mod resume;
-mod write;
+mod state;
+mod visit;
 
 pub(crate) use from_history::resumed_content;
 
@@ -23,8 +23,7 @@ use crate::core::json::Json;
 use super::config::TaskConfig;
 use super::message::Transcript;
 use super::task::Task;
-use out::Out;
-use read::{Errors, Obj};
+use visit::{Reader, Visit, Writer};
 
 /// The snapshot format this version writes and reads.
 pub const SNAPSHOT_VERSION: u64 = 1;
@@ -66,31 +65,29 @@ impl std::error::Error for SnapshotError {}
 impl Task {
     /// Writes the snapshot: `history` and `messages` from the given indexes on, and where
     /// they start when `changes` is set.
-    fn write_snapshot(&self, history_from: usize, messages_from: usize, changes: bool) -> String {
-        let mut out = Out::new();
-        out.open('{');
-        out.number("version", SNAPSHOT_VERSION);
-        out.key("tools");
-        out.open('[');
-        for tool in &self.ctx.config.tools {
-            out.text_item(&tool.name);
-        }
-        out.close(']');
+    fn write_snapshot(&mut self, history_from: usize, messages_from: usize, changes: bool) -> String {
+        let mut w = Writer::new();
+        w.open('{');
+        w.number("version", &mut SNAPSHOT_VERSION.clone());
+        w.strings("tools", &mut self.ctx.config.tools.iter().map(|t| t.name.clone()).collect());
         if changes {
-            out.number("historyFrom", history_from as u64);
-            out.number("messagesFrom", messages_from as u64);
+            w.number("historyFrom", &mut (history_from as u64));
+            w.number("messagesFrom", &mut (messages_from as u64));
         }
-        write::history(&mut out, self.ctx.history.get(history_from..).unwrap_or_default());
-        write::messages(&mut out, self.ctx.transcript.messages().get(messages_from..).unwrap_or_default());
-        write::state(&mut out, &self.ctx, &self.phase);
-        out.close('}');
-        out.text
+        entries::write_history(&mut w, self.ctx.history.get(history_from..).unwrap_or_default());
+        entries::write_messages(&mut w, self.ctx.transcript.messages().get(messages_from..).unwrap_or_default());
+        let mut last_ts = self.ctx.transcript.last_ts();
+        state::state(&mut w, &mut self.ctx, &mut self.phase, &mut last_ts);
+        w.close('}');
+        w.text
     }
 
     /// The task as JSON text: everything needed to continue it with
     /// [`restore`](Self::restore), at any moment. Callbacks, tools' code and the model's
-    /// settings are not in it; the options given to `restore` supply them.
-    pub fn snapshot(&self) -> String {
+    /// settings are not in it; the options given to `restore` supply them. (It takes
+    /// `&mut self` because one walk over the state both writes and reads snapshots; the
+    /// state is left as it was.)
+    pub fn snapshot(&mut self) -> String {
         self.write_snapshot(0, 0, false)
     }
 
@@ -115,9 +112,10 @@ impl Task {
     /// settings in `config` that cannot work.
     pub fn restore(json: &str, config: TaskConfig) -> Result<Self, SnapshotError> {
         let value = Json::parse(json).map_err(|e| SnapshotError::invalid(format!("the snapshot is not JSON: {e}")))?;
-        let errors = Errors::default();
-        let root = Obj::new(&value, "snapshot".into(), &errors);
-        match root.optional("version") {
+        let mut r = Reader::new(&value, "snapshot");
+        let mut version = None;
+        r.optional("version", &mut version);
+        match version {
             Some(SNAPSHOT_VERSION) => {}
             Some(version) => {
                 return Err(SnapshotError {
@@ -129,28 +127,32 @@ impl Task {
             }
             None => return Err(SnapshotError::invalid("snapshot.version is missing or not a whole number")),
         }
-        let (tools, _) = root.list("tools");
-        for name in tools {
-            let name = name.as_str().unwrap_or_default();
-            if !config.tools.iter().any(|t| t.name == name) {
-                return Err(SnapshotError {
-                    kind: SnapshotErrorKind::ToolMissing,
-                    message: format!("the snapshot's task has the tool \"{name}\", which the options lack"),
-                });
-            }
+        let mut tools = Vec::new();
+        r.strings("tools", &mut tools);
+        if let Some(name) = tools.iter().find(|name| !config.tools.iter().any(|t| &t.name == *name)) {
+            return Err(SnapshotError {
+                kind: SnapshotErrorKind::ToolMissing,
+                message: format!("the snapshot's task has the tool \"{name}\", which the options lack"),
+            });
         }
         let mut task =
             Self::new(config).map_err(|e| SnapshotError::invalid(format!("options.{}: {}", e.field, e.message)))?;
-        let (history, at) = root.list("history");
-        task.ctx.history = read::history(history, &at, &errors);
-        let (messages, at) = root.list("messages");
-        let messages = read::messages(messages, &at, &errors);
-        let (phase, last_ts) = read::state(&root, &mut task.ctx);
-        task.ctx.transcript = Transcript::from_parts(messages, last_ts);
-        task.phase = phase;
-        if let Some(error) = errors.take() {
+        let list = |key: &str| value.get(key).and_then(Json::as_array).unwrap_or_default();
+        if value.get("history").is_some_and(|h| h.as_array().is_none()) {
+            r.fail("history", "must be an array");
+        }
+        if value.get("messages").is_some_and(|m| m.as_array().is_none()) {
+            r.fail("messages", "must be an array");
+        }
+        let mut last_ts = 0;
+        state::state(&mut r, &mut task.ctx, &mut task.phase, &mut last_ts);
+        if let Some(error) = r.error {
             return Err(SnapshotError::invalid(error));
         }
+        task.ctx.history =
+            entries::read_history(list("history"), "snapshot.history").map_err(SnapshotError::invalid)?;
+        let messages = entries::read_messages(list("messages"), "snapshot.messages").map_err(SnapshotError::invalid)?;
+        task.ctx.transcript = Transcript::from_parts(messages, last_ts);
         task.check_restored().map_err(SnapshotError::invalid)?;
         task.ctx.resume_pending = true;
         Ok(task)

@@ -1,0 +1,395 @@
+// The Durable Object example (examples/durable-object) in workerd through miniflare, bundled
+// as wrangler bundles it, with the objects' SQLite storage on disk and a scripted model on
+// 127.0.0.1. Each test kills the object by disposing its Miniflare instance (workerd exits)
+// and goes on in a new instance over the same storage: at a write's approval (the approval
+// wakes it), mid-stream and during a retry delay (only the object's alarm wakes it), and for
+// an abort.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { build } from "esbuild";
+import { Miniflare } from "miniflare";
+import { here, repoRoot, entryFor } from "./package-dir.mjs";
+import { anthropicReply, startModelServer } from "./sse-server.mjs";
+
+const exampleDir = join(repoRoot, "examples", "durable-object");
+let workDir;
+let bundleDir;
+
+before(async () => {
+  workDir = mkdtempSync(join(here, ".tmp-durable-object-"));
+  bundleDir = join(workDir, "bundle");
+  // NOTE: what wrangler does: the `workerd` export condition, `.wasm` imports kept as modules.
+  const result = await build({
+    entryPoints: [join(exampleDir, "src", "worker.js")],
+    bundle: true,
+    format: "esm",
+    platform: "neutral",
+    conditions: ["workerd", "worker", "browser"],
+    mainFields: ["module", "main"],
+    external: ["cloudflare:*"],
+    loader: { ".wasm": "copy" },
+    assetNames: "[name]",
+    outdir: bundleDir,
+    nodePaths: [join(here, "node_modules")],
+    metafile: true,
+    logLevel: "error",
+  });
+  const inputs = Object.keys(result.metafile.inputs).map((p) => join(process.cwd(), p));
+  assert.ok(inputs.includes(entryFor(["workerd", "worker", "browser"])), `the workerd entry is bundled: ${inputs}`);
+});
+
+after(() => {
+  rmSync(workDir, { recursive: true, force: true });
+});
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function until(what, check, timeoutMs = 15_000) {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(25);
+  }
+}
+
+/** A Miniflare instance (one workerd process) running the example over `persistDir`. */
+async function instance(persistDir, modelUrl, vars = {}) {
+  const mf = new Miniflare({
+    host: "127.0.0.1",
+    port: 0,
+    modules: true,
+    scriptPath: join(bundleDir, "worker.js"),
+    modulesRoot: bundleDir,
+    modulesRules: [{ type: "ESModule", include: ["**/*.js"] }, { type: "CompiledWasm", include: ["**/*.wasm"] }],
+    compatibilityDate: "2025-09-01",
+    durableObjects: { TASKS: { className: "TaskObject", useSQLite: true } },
+    durableObjectsPersist: persistDir,
+    bindings: { MODEL_URL: modelUrl, MODEL_API_KEY: "test-key", MODEL_ID: "claude-test", RETRY_BASE_DELAY_MS: "300", ...vars },
+  });
+  const url = await mf.ready;
+  const call = async (method, path, body) => {
+    const response = await fetch(new URL(path, url), {
+      method,
+      headers: body === undefined ? {} : { "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    try {
+      return { status: response.status, body: text === "" ? null : JSON.parse(text) };
+    } catch {
+      throw new Error(`${method} ${path}: ${response.status} ${text}`);
+    }
+  };
+  const status = async (id) => (await call("GET", `/tasks/${id}`)).body;
+  return { url, call, status, dispose: () => mf.dispose() };
+}
+
+/** A client of `GET /tasks/:id/events` that keeps every event and reconnects with Last-Event-ID. */
+class EventClient {
+  constructor() {
+    this.events = [];
+    this.lastEventId = "";
+    this.connections = 0;
+    this.end = null;
+    this.failure = null;
+  }
+
+  connect(base, id) {
+    const controller = new AbortController();
+    this.controller = controller;
+    const connection = ++this.connections;
+    const headers = this.lastEventId ? { "last-event-id": this.lastEventId } : {};
+    this.reading = (async () => {
+      const response = await fetch(new URL(`/tasks/${id}/events`, base), { headers, signal: controller.signal });
+      assert.equal(response.status, 200);
+      assert.match(response.headers.get("content-type"), /^text\/event-stream/);
+      const decoder = new TextDecoder();
+      let buffer = "";
+      for await (const bytes of response.body) {
+        buffer += decoder.decode(bytes, { stream: true });
+        for (let at; (at = buffer.indexOf("\n\n")) >= 0; buffer = buffer.slice(at + 2)) this.parse(buffer.slice(0, at), connection);
+      }
+    })().catch((error) => {
+      if (!controller.signal.aborted) this.failure = error;
+    });
+  }
+
+  parse(block, connection) {
+    let id;
+    let name = "message";
+    let data = "";
+    for (const line of block.split("\n")) {
+      const colon = line.indexOf(":");
+      if (colon === 0) continue;
+      const field = line.slice(0, colon);
+      const value = line.slice(colon + 1).replace(/^ /, "");
+      if (field === "id") id = value;
+      else if (field === "event") name = value;
+      else if (field === "data") data += value;
+    }
+    if (data === "") return;
+    if (id !== undefined) this.lastEventId = id;
+    const event = { id, name, data: JSON.parse(data), connection };
+    this.events.push(event);
+    if (name === "end") this.end = event.data;
+  }
+
+  disconnect() {
+    this.controller.abort();
+    return this.reading;
+  }
+
+  has(predicate) {
+    return this.events.some((event) => event.name === "message" && predicate(event.data));
+  }
+
+  /** Each transcript entry in its last state received, in the order first received. */
+  view() {
+    const entries = new Map();
+    for (const event of this.events) if (event.name === "message") entries.set(event.data.ts, event.data);
+    return [...entries.values()];
+  }
+
+  /** The events a connection began with: what it was sent as missed, up to the first with an id. */
+  replay(connection) {
+    const events = this.events.filter((event) => event.connection === connection);
+    const last = events.findIndex((event) => event.id !== undefined);
+    return last < 0 ? [] : events.slice(0, last + 1);
+  }
+}
+
+/** The client saw the whole transcript: each entry, in order, in its final state; ids rose; a replay repeated nothing. */
+function assertClientSaw(client, transcript) {
+  assert.equal(client.failure, null, String(client.failure?.stack));
+  assert.deepEqual(client.view(), transcript);
+  const ids = client.events.filter((e) => e.id !== undefined && e.id !== "end").map((e) => Number(e.id));
+  assert.ok(ids.every((id, i) => Number.isInteger(id) && (i === 0 || id > ids[i - 1])), `event ids rise: ${ids}`);
+  for (let connection = 2; connection <= client.connections; connection++) {
+    const replay = client.replay(connection).map((e) => e.data.ts);
+    assert.ok(replay.length > 0, `connection ${connection} was sent what it missed`);
+    assert.equal(new Set(replay).size, replay.length, `connection ${connection}: each missed entry once`);
+  }
+}
+
+/** The text blocks of the last user message of a model request. */
+const lastUserTexts = (request) => {
+  const content = request.body.messages.at(-1).content;
+  return typeof content === "string" ? [content] : content.filter((b) => b.type === "text").map((b) => b.text);
+};
+
+test("stopped at a write's approval, the object is gone; approved through a new workerd, the task completes", async () => {
+  const big = "0123456789abcdef".repeat((3 * 1024 * 1024) / 16);
+  const upstream = await startModelServer({
+    "/v1/messages": [
+      anthropicReply("Reading the data first.\n<read_file>\n<path>data.txt</path>\n</read_file>"),
+      anthropicReply("Now the notes.\n<write_file>\n<path>notes.md</path>\n<content>\nhello from the task\n</content>\n</write_file>"),
+      anthropicReply("Checking them.\n<read_file>\n<path>notes.md</path>\n</read_file>"),
+      anthropicReply("Done.\n<attempt_completion>\n<result>notes.md written</result>\n</attempt_completion>"),
+    ],
+  });
+  const persistDir = mkdtempSync(join(workDir, "storage-"));
+  let worker = await instance(persistDir, upstream.url);
+  try {
+    const created = await worker.call("POST", "/tasks", { text: "Write notes.md", files: { "data.txt": big } });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const { id } = created.body;
+    const client = new EventClient();
+    client.connect(worker.url, id);
+
+    const waiting = await until("the write's approval", async () => {
+      const status = await worker.status(id);
+      return status.ask?.ask === "tool" && status;
+    });
+    assert.equal(waiting.stored, "answer");
+    assert.match(waiting.ask.text, /notes\.md/);
+    await until("the client to see the ask", () => client.has((m) => m.ts === waiting.ask.ts && !m.partial));
+    // The reply ends just after its tool call was shown: the object stores that too.
+    await until("the end of the reply to be stored", async () => {
+      const { body: messages } = await worker.call("GET", `/tasks/${id}/messages`);
+      return messages.filter((m) => m.say === "api_req_started").length === 2 && !messages.some((m) => m.partial);
+    });
+    await client.disconnect();
+    await worker.dispose();
+
+    worker = await instance(persistDir, upstream.url);
+    const wrongTs = await worker.call("POST", `/tasks/${id}/answer`, { response: "yesButtonClicked", ts: waiting.ask.ts - 1 });
+    assert.equal(wrongTs.status, 409);
+    assert.equal(wrongTs.body.ts, waiting.ask.ts);
+    const approved = await worker.call("POST", `/tasks/${id}/answer`, { response: "yesButtonClicked", ts: waiting.ask.ts });
+    assert.deepEqual(approved, { status: 200, body: { ts: waiting.ask.ts } });
+
+    const offered = await until("the completion", async () => {
+      const status = await worker.status(id);
+      return status.ask?.ask === "completion_result" && status;
+    });
+    client.connect(worker.url, id);
+    await until("the missed messages", () => client.replay(2).length > 0);
+    const accepted = await worker.call("POST", `/tasks/${id}/answer`, { response: "yesButtonClicked", ts: offered.ask.ts });
+    assert.equal(accepted.status, 200);
+    await until("the end event", () => client.end);
+    assert.deepEqual(client.end, { status: "completed", result: "notes.md written" });
+    assert.deepEqual((await worker.status(id)).outcome, client.end);
+
+    const transcript = (await worker.call("GET", `/tasks/${id}/messages`)).body;
+    assertClientSaw(client, transcript);
+    assert.equal(transcript.filter((m) => m.ask === "tool").length, 1, "one approval");
+    assert.ok(!transcript.some((m) => m.say === "error_retry"), "the reply that was complete is not retried");
+
+    assert.equal(upstream.received.length, 4);
+    assert.equal(upstream.received[0].headers["x-api-key"], "test-key");
+    assert.ok(lastUserTexts(upstream.received[1]).some((t) => t.startsWith("[read_file for 'data.txt'] Result:") && t.includes(big)));
+    assert.ok(lastUserTexts(upstream.received[2]).some((t) => /^\[write_file for 'notes\.md'\] Result:\nWrote notes\.md/.test(t)));
+    const reread = lastUserTexts(upstream.received[3]).find((t) => t.startsWith("[read_file for 'notes.md'] Result:"));
+    assert.match(reread, /hello from the task/, "the file written after the restart is in the object's storage");
+    // The 3 MiB tool result went to disk in parts and came back whole.
+    assert.ok(JSON.stringify(upstream.received[3].body.messages).includes(big));
+    assert.deepEqual(upstream.received[3].body.messages.slice(0, 3), upstream.received[1].body.messages);
+    assert.doesNotMatch(JSON.stringify(upstream.received[3].body.messages), /interrupted|cut off/);
+
+    // A client that saw the end is told there is nothing more.
+    const again = await fetch(new URL(`/tasks/${id}/events`, worker.url), { headers: { "last-event-id": "end" } });
+    assert.equal(again.status, 204);
+  } finally {
+    await worker.dispose();
+    await upstream.close();
+  }
+});
+
+test("the object is gone mid-stream: its watchdog alarm wakes it, and it keeps the partial reply, marks it interrupted and asks the model once more", async () => {
+  const blocks = anthropicReply("Let me look at this carefully, one file at a time, before I change anything.").split("\n\n");
+  const stall = blocks.slice(0, 10).join("\n\n") + "\n\n";
+  const streamed = blocks
+    .slice(0, 10)
+    .filter((b) => b.startsWith("event: content_block_delta"))
+    .map((b) => JSON.parse(b.slice(b.indexOf("data: ") + 6)).delta.text)
+    .join("");
+  assert.ok(streamed.length > 30);
+  const upstream = await startModelServer({
+    "/v1/messages": [{ stall }, anthropicReply("Done.\n<attempt_completion>\n<result>looked</result>\n</attempt_completion>")],
+  });
+  const persistDir = mkdtempSync(join(workDir, "storage-"));
+  const vars = { WATCHDOG_MS: "1500" };
+  let worker = await instance(persistDir, upstream.url, vars);
+  try {
+    const { body: { id } } = await worker.call("POST", "/tasks", { text: "Look at the files" });
+    const client = new EventClient();
+    client.connect(worker.url, id);
+    const partial = await until("the streamed part to be stored", async () => {
+      const { body: messages } = await worker.call("GET", `/tasks/${id}/messages`);
+      return messages.find((m) => m.say === "text" && m.partial && m.text === streamed.trim());
+    });
+    await until("the client to see it", () => client.has((m) => m.ts === partial.ts && m.text === partial.text));
+    assert.equal((await worker.status(id)).stored, "stream");
+    await client.disconnect();
+    await worker.dispose();
+    assert.equal(upstream.received.length, 1);
+
+    worker = await instance(persistDir, upstream.url, vars);
+    await until("the watchdog alarm to resume the task", () => upstream.received.length === 2, 10_000);
+    client.connect(worker.url, id);
+    const offered = await until("the completion", async () => {
+      const status = await worker.status(id);
+      return status.ask?.ask === "completion_result" && status;
+    });
+    await worker.call("POST", `/tasks/${id}/answer`, { response: "yesButtonClicked", ts: offered.ask.ts });
+    await until("the end event", () => client.end);
+    assert.deepEqual(client.end, { status: "completed", result: "looked" });
+
+    assert.equal(upstream.received.length, 2, "exactly one more request");
+    const kept = upstream.received[1].body.messages[1];
+    assert.equal(kept.role, "assistant");
+    const keptText = JSON.stringify(kept.content);
+    assert.ok(keptText.includes(JSON.stringify(streamed.trim()).slice(1, -1)), keptText);
+    assert.match(keptText, /\[Response interrupted by API Error\]/);
+
+    const transcript = (await worker.call("GET", `/tasks/${id}/messages`)).body;
+    const text = transcript.find((m) => m.ts === partial.ts);
+    assert.equal(text.text, streamed.trim());
+    assert.notEqual(text.partial, true, "the cut reply's message was closed");
+    assertClientSaw(client, transcript);
+  } finally {
+    await worker.dispose();
+    await upstream.close();
+  }
+});
+
+test("the object is gone during a retry delay: its alarm wakes it, with no request, and the task goes on", async () => {
+  const upstream = await startModelServer({
+    "/v1/messages": [
+      { status: 500, body: JSON.stringify({ type: "error", error: { type: "api_error", message: "overloaded for a moment" } }) },
+      anthropicReply("Done.\n<attempt_completion>\n<result>after the retry</result>\n</attempt_completion>"),
+    ],
+  });
+  const persistDir = mkdtempSync(join(workDir, "storage-"));
+  const vars = { RETRY_BASE_DELAY_MS: "2000" };
+  let worker = await instance(persistDir, upstream.url, vars);
+  try {
+    const startedAt = Date.now();
+    const { body: { id } } = await worker.call("POST", "/tasks", { text: "Do it" });
+    await until("the retry delay to be stored", async () => (await worker.status(id)).stored === "retryDelay");
+    await worker.dispose();
+    assert.equal(upstream.received.length, 1);
+
+    worker = await instance(persistDir, upstream.url, vars);
+    // Nothing is sent to the new instance until the model has been asked again.
+    const retriedAt = await until("the alarm to resume the task", () => upstream.received.length === 2 && Date.now(), 10_000);
+    assert.ok(retriedAt - startedAt >= 1900, `the delay was waited out (${retriedAt - startedAt} ms)`);
+
+    const offered = await until("the completion", async () => {
+      const status = await worker.status(id);
+      return status.ask?.ask === "completion_result" && status;
+    });
+    const client = new EventClient();
+    client.connect(worker.url, id);
+    await worker.call("POST", `/tasks/${id}/answer`, { response: "yesButtonClicked", ts: offered.ask.ts });
+    await until("the end event", () => client.end);
+    assert.deepEqual(client.end, { status: "completed", result: "after the retry" });
+    const transcript = (await worker.call("GET", `/tasks/${id}/messages`)).body;
+    assert.ok(transcript.some((m) => m.say === "error_retry"));
+    assertClientSaw(client, transcript);
+    assert.equal(upstream.received.length, 2);
+  } finally {
+    await worker.dispose();
+    await upstream.close();
+  }
+});
+
+test("abort reaches a task whose object was gone; unknown ids and bad requests are refused", async () => {
+  const upstream = await startModelServer({
+    "/v1/messages": [anthropicReply("<write_file>\n<path>a.txt</path>\n<content>x</content>\n</write_file>")],
+  });
+  const persistDir = mkdtempSync(join(workDir, "storage-"));
+  let worker = await instance(persistDir, upstream.url);
+  try {
+    assert.equal((await worker.call("POST", "/tasks", { text: "" })).status, 400);
+    assert.equal((await worker.call("GET", "/tasks/not-an-id")).status, 404);
+    const { body: { id } } = await worker.call("POST", "/tasks", { text: "Write a.txt" });
+    await until("the approval", async () => (await worker.status(id)).ask?.ask === "tool");
+    assert.equal((await worker.call("POST", `/tasks/${id}/answer`, { response: "maybe" })).status, 400);
+    await worker.dispose();
+
+    worker = await instance(persistDir, upstream.url);
+    const aborted = await worker.call("POST", `/tasks/${id}/abort`, { reason: "changed my mind" });
+    assert.equal(aborted.status, 200);
+    assert.equal(aborted.body.outcome.status, "aborted");
+    await worker.dispose();
+
+    worker = await instance(persistDir, upstream.url);
+    const status = await worker.status(id);
+    assert.deepEqual(status.outcome, aborted.body.outcome);
+    assert.equal((await worker.call("POST", `/tasks/${id}/answer`, { response: "yesButtonClicked" })).status, 409);
+    const client = new EventClient();
+    client.connect(worker.url, id);
+    await until("the end event", () => client.end);
+    assert.deepEqual(client.end, aborted.body.outcome);
+    assertClientSaw(client, (await worker.call("GET", `/tasks/${id}/messages`)).body);
+    assert.equal(upstream.received.length, 1);
+  } finally {
+    await worker.dispose();
+    await upstream.close();
+  }
+});

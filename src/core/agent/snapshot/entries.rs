@@ -1,0 +1,87 @@
+//! The snapshot's `history` and `messages`, in the shapes of `task.history` and
+//! `task.messages`: written as they are given to JavaScript, read back with errors that
+//! name the entry.
+
+use crate::core::conversation::{self, ImageSource};
+use crate::core::json::Json;
+
+use super::super::message::{AskKind, Message, MessageKind, SayKind};
+use super::visit::{Reader, Visit, Writer};
+
+/// `"history": […]`.
+pub(super) fn write_history(w: &mut Writer, messages: &[conversation::Message]) {
+    w.key("history");
+    w.open('[');
+    for message in messages {
+        w.json_item(&message.to_json());
+    }
+    w.close(']');
+}
+
+/// `"messages": […]`: `{ ts, type, say | ask, text, images?, partial? }` each.
+pub(super) fn write_messages(w: &mut Writer, messages: &[Message]) {
+    w.key("messages");
+    w.open('[');
+    for message in messages {
+        w.next();
+        w.open('{');
+        let kind = match message.kind {
+            MessageKind::Say(_) => "say",
+            MessageKind::Ask(_) => "ask",
+        };
+        let (mut ts, mut partial) = (message.ts, message.partial);
+        w.number("ts", &mut ts);
+        w.text("type", &mut kind.to_owned());
+        w.text(kind, &mut message.kind_name().to_owned());
+        w.text("text", &mut message.text.clone());
+        if !message.images.is_empty() {
+            w.strings("images", &mut message.images.iter().map(ImageSource::to_url_text).collect());
+        }
+        if let Some(partial) = &mut partial {
+            w.flag("partial", partial);
+        }
+        w.close('}');
+    }
+    w.close(']');
+}
+
+/// History messages; the first error, if any, names the entry.
+pub(super) fn read_history(items: &[Json], at: &str) -> Result<Vec<conversation::Message>, String> {
+    items.iter().enumerate().map(|(i, item)| conversation::Message::from_json(item, &format!("{at}[{i}]"))).collect()
+}
+
+/// Transcript messages, whose `ts` must rise strictly. Kinds clew does not know are kept
+/// as `Other` with their name.
+pub(super) fn read_messages(items: &[Json], at: &str) -> Result<Vec<Message>, String> {
+    let mut out: Vec<Message> = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let mut r = Reader::new(item, &format!("{at}[{i}]"));
+        let is_say = r.tag("type", &["say", "ask"], 0) == 0;
+        let mut name = String::new();
+        r.text(if is_say { "say" } else { "ask" }, &mut name);
+        let (kind, other_kind) = match (is_say, SayKind::parse(&name), AskKind::parse(&name)) {
+            (true, Some(kind), _) if kind != SayKind::Other => (MessageKind::Say(kind), None),
+            (false, _, Some(kind)) if kind != AskKind::Other => (MessageKind::Ask(kind), None),
+            (true, ..) => (MessageKind::Say(SayKind::Other), Some(name)),
+            (false, ..) => (MessageKind::Ask(AskKind::Other), Some(name)),
+        };
+        let (mut ts, mut text, mut images, mut partial) = (0, None, Vec::new(), None);
+        r.number("ts", &mut ts);
+        r.optional_text("text", &mut text);
+        r.strings("images", &mut images);
+        if item.get("partial").is_some_and(|p| !p.is_null()) {
+            let mut flag = false;
+            r.flag("partial", &mut flag);
+            partial = Some(flag);
+        }
+        if out.last().is_some_and(|last| last.ts >= ts) {
+            r.fail("ts", "must be greater than the one before");
+        }
+        if let Some(error) = r.error {
+            return Err(error);
+        }
+        let images = images.iter().map(|url| ImageSource::from_url_text(url)).collect();
+        out.push(Message { ts, kind, text: text.unwrap_or_default(), images, partial, other_kind });
+    }
+    Ok(out)
+}

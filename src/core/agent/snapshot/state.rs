@@ -1,0 +1,373 @@
+//! The snapshot's `state`: the task's counters, clocks and waiting point, walked once for
+//! both directions ([`Visit`]). For reading, each enum is first set to the variant its tag
+//! names (with default fields), then its fields are visited.
+
+use crate::core::stream::{ToolCall, ToolCallFunction};
+
+use super::super::effect::Outcome;
+use super::super::failure::Failure;
+use super::super::history::DeletedRange;
+use super::super::repeats::Repeats;
+use super::super::round_state::{Item, Paced, Received, Round, Skip, StreamPhase, ToolJob, Wait};
+use super::super::task::{Ctx, Phase, TaskUsage};
+use super::visit::{index, small, Visit};
+
+fn outcome(v: &mut dyn Visit, key: &str, outcome: &mut Outcome) {
+    v.begin(key);
+    const STATUSES: [&str; 4] = ["completed", "ended", "aborted", "failed"];
+    let at = match outcome {
+        Outcome::Completed { .. } => 0,
+        Outcome::Ended { .. } => 1,
+        Outcome::Aborted { .. } => 2,
+        Outcome::Failed { .. } => 3,
+    };
+    let at = v.tag("status", &STATUSES, at);
+    if v.reading() {
+        *outcome = match at {
+            0 => Outcome::Completed { result: String::new() },
+            1 => Outcome::Ended { code: String::new(), message: String::new() },
+            2 => Outcome::Aborted { reason: String::new() },
+            _ => Outcome::Failed { code: String::new(), message: String::new() },
+        };
+    }
+    match outcome {
+        Outcome::Completed { result } => v.text("result", result),
+        Outcome::Aborted { reason } => v.text("reason", reason),
+        Outcome::Ended { code, message } | Outcome::Failed { code, message } => {
+            v.text("code", code);
+            v.text("message", message);
+        }
+    }
+    v.end();
+}
+
+fn job(v: &mut dyn Visit, job: &mut ToolJob) {
+    v.begin("job");
+    v.text("name", &mut job.name);
+    v.pairs("params", &mut job.params);
+    v.optional_text("callId", &mut job.call_id);
+    v.text("description", &mut job.description);
+    v.end();
+}
+
+fn wait(v: &mut dyn Visit, wait: &mut Wait) {
+    const WAITS: [&str; 10] = [
+        "idle",
+        "checkpoint",
+        "preHook",
+        "approval",
+        "tool",
+        "postHook",
+        "followup",
+        "completionHook",
+        "completionAnswer",
+        "streamEnd",
+    ];
+    v.begin("wait");
+    let at = match wait {
+        Wait::Idle => 0,
+        Wait::Checkpoint(_) => 1,
+        Wait::PreHook { .. } => 2,
+        Wait::Approval { .. } => 3,
+        Wait::Tool { .. } => 4,
+        Wait::PostHook { .. } => 5,
+        Wait::Followup { .. } => 6,
+        Wait::CompletionHook { .. } => 7,
+        Wait::CompletionAnswer { .. } => 8,
+        Wait::StreamEnd { .. } => 9,
+    };
+    let at = v.tag("kind", &WAITS, at);
+    if v.reading() {
+        let (id, ask_ts, job) = (0, 0, ToolJob::default());
+        *wait = match at {
+            0 => Wait::Idle,
+            1 => Wait::Checkpoint(job),
+            2 => Wait::PreHook { id, job },
+            3 => Wait::Approval { ask_ts, job },
+            4 => Wait::Tool { id, job, deadline: None },
+            5 => Wait::PostHook { id, job, text: String::new(), result: Vec::new() },
+            6 => Wait::Followup { ask_ts, job },
+            7 => Wait::CompletionHook { id, job },
+            8 => Wait::CompletionAnswer { ask_ts, job },
+            _ => Wait::StreamEnd { outcome: Outcome::Completed { result: String::new() } },
+        };
+    }
+    match wait {
+        Wait::Idle => {}
+        Wait::Checkpoint(j) => job(v, j),
+        Wait::PreHook { id, job: j } | Wait::CompletionHook { id, job: j } => {
+            v.number("id", id);
+            job(v, j);
+        }
+        Wait::Approval { ask_ts, job: j }
+        | Wait::Followup { ask_ts, job: j }
+        | Wait::CompletionAnswer { ask_ts, job: j } => {
+            v.number("askTs", ask_ts);
+            job(v, j);
+        }
+        Wait::Tool { id, job: j, deadline } => {
+            v.number("id", id);
+            job(v, j);
+            v.optional("deadline", deadline);
+        }
+        Wait::PostHook { id, job: j, text, result } => {
+            v.number("id", id);
+            job(v, j);
+            v.text("text", text);
+            v.blocks("result", result);
+        }
+        Wait::StreamEnd { outcome: o } => outcome(v, "outcome", o),
+    }
+    v.end();
+}
+
+fn stream(v: &mut dyn Visit, stream: &mut StreamPhase) {
+    const STREAMS: [&str; 5] = ["open", "retryDelay", "retryAsk", "ended", "failedMidStream"];
+    const RECEIVED: [&str; 3] = ["nothing", "bytes", "content"];
+    v.begin("stream");
+    let at = match stream {
+        StreamPhase::Open { .. } => 0,
+        StreamPhase::RetryDelay { .. } => 1,
+        StreamPhase::RetryAsk { .. } => 2,
+        StreamPhase::Ended => 3,
+        StreamPhase::FailedMidStream { .. } => 4,
+    };
+    let at = v.tag("kind", &STREAMS, at);
+    if v.reading() {
+        *stream = match at {
+            0 => StreamPhase::Open { deadline: None, received: Received::Nothing },
+            1 => StreamPhase::RetryDelay { until: 0 },
+            2 => StreamPhase::RetryAsk { ask_ts: 0 },
+            3 => StreamPhase::Ended,
+            _ => StreamPhase::FailedMidStream { failure: Failure::default() },
+        };
+    }
+    match stream {
+        StreamPhase::Open { deadline, received } => {
+            v.optional("deadline", deadline);
+            let at = v.tag("received", &RECEIVED, *received as usize);
+            *received = [Received::Nothing, Received::Bytes, Received::Content].get(at).copied().unwrap_or_default();
+        }
+        StreamPhase::RetryDelay { until } => v.number("until", until),
+        StreamPhase::RetryAsk { ask_ts } => v.number("askTs", ask_ts),
+        StreamPhase::Ended => {}
+        StreamPhase::FailedMidStream { failure } => {
+            v.begin("failure");
+            v.text("code", &mut failure.code);
+            v.text("message", &mut failure.message);
+            v.flag("autoRetry", &mut failure.auto_retry);
+            v.flag("contextWindow", &mut failure.context_window);
+            v.optional("retryAfterMs", &mut failure.retry_after_ms);
+            v.flag("deterministic", &mut failure.deterministic);
+            v.end();
+        }
+    }
+    v.end();
+}
+
+/// The reply's native calls: written from the assembler, read into `saved_natives`.
+fn natives(v: &mut dyn Visit, round: &mut Round) {
+    let mut calls: Vec<[String; 3]> =
+        round.natives.calls().iter().map(|c| [c.id.clone(), c.name.clone(), c.arguments.raw().to_owned()]).collect();
+    let mut count = calls.len();
+    v.begin_list("natives", &mut count);
+    calls.resize_with(count, Default::default);
+    for (i, [id, name, arguments]) in calls.iter_mut().enumerate() {
+        v.item(i);
+        v.text("id", id);
+        v.text("name", name);
+        v.text("arguments", arguments);
+        v.end();
+    }
+    v.end();
+    if v.reading() {
+        round.saved_natives = calls
+            .into_iter()
+            .map(|[id, name, arguments]| ToolCall {
+                call_id: Some(id.clone()),
+                function: ToolCallFunction { id: Some(id), name: Some(name), arguments: Some(arguments) },
+            })
+            .collect();
+    }
+}
+
+/// Blocks in presentation order, as `p<n>` (parser block) and `n<n>` (native call).
+fn items(v: &mut dyn Visit, round: &mut Round) {
+    let mut texts: Vec<String> = round
+        .items
+        .iter()
+        .map(|item| match item {
+            Item::Parsed(n) => format!("p{n}"),
+            Item::Native(n) => format!("n{n}"),
+        })
+        .collect();
+    v.strings("items", &mut texts);
+    if v.reading() {
+        round.items = texts
+            .iter()
+            .map(|text| {
+                let number = text.get(1..).and_then(|rest| rest.parse::<usize>().ok()).unwrap_or(usize::MAX);
+                if text.starts_with('n') {
+                    Item::Native(number)
+                } else {
+                    Item::Parsed(if text.starts_with('p') { number } else { usize::MAX })
+                }
+            })
+            .collect();
+    }
+}
+
+fn round(v: &mut dyn Visit, round: &mut Round) {
+    v.begin("round");
+    v.blocks("userContent", &mut round.user_content);
+    v.number("apiReqTs", &mut round.api_req_ts);
+    v.number("streamId", &mut round.stream_id);
+    stream(v, &mut round.stream);
+    let mut text = if v.reading() { String::new() } else { round.parser.text().to_owned() };
+    v.text("text", &mut text);
+    if v.reading() {
+        round.saved_text = text;
+    }
+    natives(v, round);
+    v.text("reasoning", &mut round.reasoning);
+    v.optional_text("signature", &mut round.signature);
+    v.strings("redacted", &mut round.redacted);
+    v.optional("reasoningTs", &mut round.reasoning_ts);
+    items(v, round);
+    index(v, "parsedKnown", &mut round.parsed_known);
+    let mut natives_from = round.natives_from.map(|n| n as u64);
+    v.optional("nativesFrom", &mut natives_from);
+    round.natives_from = natives_from.map(|n| usize::try_from(n).unwrap_or(usize::MAX));
+    index(v, "index", &mut round.index);
+    v.optional("indexTs", &mut round.index_ts);
+    wait(v, &mut round.wait);
+    const SKIPS: [&str; 3] = ["nothing", "afterToolUse", "afterRejection"];
+    let at = v.tag("skip", &SKIPS, round.skip as usize);
+    round.skip = [Skip::Nothing, Skip::AfterToolUse, Skip::AfterRejection].get(at).copied().unwrap_or_default();
+    v.flag("contextRetryUsed", &mut round.context_retry_used);
+    let usage = &mut round.usage;
+    v.begin("usage");
+    v.number("inputTokens", &mut usage.input_tokens);
+    v.number("outputTokens", &mut usage.output_tokens);
+    v.optional("cacheWriteTokens", &mut usage.cache_write_tokens);
+    v.optional("cacheReadTokens", &mut usage.cache_read_tokens);
+    v.cost("totalCostBits", &mut usage.total_cost);
+    v.end();
+    let mut due = round.paced.map(|(_, due)| due);
+    let mut reasoning = matches!(round.paced, Some((Paced::Reasoning, _)));
+    v.optional("pacedDue", &mut due);
+    v.flag("pacedReasoning", &mut reasoning);
+    round.paced = due.map(|due| (if reasoning { Paced::Reasoning } else { Paced::Block }, due));
+    let (mut ts, mut at) = (round.last_partial.map(|p| p.0), round.last_partial.map(|p| p.1));
+    v.optional("lastPartialTs", &mut ts);
+    v.optional("lastPartialAt", &mut at);
+    round.last_partial = ts.zip(at);
+    v.end();
+}
+
+fn phase(v: &mut dyn Visit, phase: &mut Phase) {
+    const PHASES: [&str; 9] = [
+        "notStarted",
+        "startHook",
+        "roundStart",
+        "retryAnswer",
+        "mistakeAnswer",
+        "resumeAnswer",
+        "round",
+        "checkpoint",
+        "finished",
+    ];
+    v.begin("phase");
+    let at = match phase {
+        Phase::NotStarted => 0,
+        Phase::AwaitingStartHook { .. } => 1,
+        Phase::AwaitingRoundStart { .. } => 2,
+        Phase::AwaitingRetryAnswer { .. } => 3,
+        Phase::AwaitingMistakeAnswer { .. } => 4,
+        Phase::AwaitingResumeAnswer { .. } => 5,
+        Phase::InRound(_) => 6,
+        Phase::AwaitingCheckpoint { .. } => 7,
+        Phase::Finished(_) => 8,
+    };
+    let at = v.tag("kind", &PHASES, at);
+    if v.reading() {
+        let (id, ask_ts, content) = (0, 0, Vec::new());
+        *phase = match at {
+            0 => Phase::NotStarted,
+            1 => Phase::AwaitingStartHook { id, content },
+            2 => Phase::AwaitingRoundStart { content, until: None },
+            3 => Phase::AwaitingRetryAnswer { ask_ts, content },
+            4 => Phase::AwaitingMistakeAnswer { ask_ts, content },
+            5 => Phase::AwaitingResumeAnswer { ask_ts, content, since: 0 },
+            6 => Phase::InRound(Box::default()),
+            7 => Phase::AwaitingCheckpoint { id, content },
+            _ => Phase::Finished(Outcome::Completed { result: String::new() }),
+        };
+    }
+    match phase {
+        Phase::NotStarted => {}
+        Phase::AwaitingStartHook { id, content } | Phase::AwaitingCheckpoint { id, content } => {
+            v.number("id", id);
+            v.blocks("content", content);
+        }
+        Phase::AwaitingRoundStart { content, until } => {
+            v.blocks("content", content);
+            v.optional("until", until);
+        }
+        Phase::AwaitingRetryAnswer { ask_ts, content } | Phase::AwaitingMistakeAnswer { ask_ts, content } => {
+            v.number("askTs", ask_ts);
+            v.blocks("content", content);
+        }
+        Phase::AwaitingResumeAnswer { ask_ts, content, since } => {
+            v.number("askTs", ask_ts);
+            v.blocks("content", content);
+            v.number("since", since);
+        }
+        Phase::InRound(r) => round(v, r),
+        Phase::Finished(o) => outcome(v, "outcome", o),
+    }
+    v.end();
+}
+
+/// `"state": {…}`: the counters and clocks, and the phase. `last_ts` is the transcript's
+/// clock (written from it, read into it by the caller).
+pub(super) fn state(v: &mut dyn Visit, ctx: &mut Ctx, task_phase: &mut Phase, last_ts: &mut u64) {
+    v.begin("state");
+    v.number("now", &mut ctx.now);
+    v.number("lastTs", last_ts);
+    let mut start = ctx.deleted.map(|range| range.start as u64);
+    let mut end = ctx.deleted.map(|range| range.end as u64);
+    v.optional("deletedStart", &mut start);
+    v.optional("deletedEnd", &mut end);
+    let fit = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
+    ctx.deleted = start.zip(end).map(|(start, end)| DeletedRange { start: fit(start), end: fit(end) });
+    let usage: &mut TaskUsage = &mut ctx.usage;
+    v.begin("usage");
+    v.number("inputTokens", &mut usage.input_tokens);
+    v.number("outputTokens", &mut usage.output_tokens);
+    v.number("cacheWriteTokens", &mut usage.cache_write_tokens);
+    v.number("cacheReadTokens", &mut usage.cache_read_tokens);
+    v.note("totalCost", usage.total_cost);
+    let mut cost = Some(usage.total_cost);
+    v.cost("totalCostBits", &mut cost);
+    usage.total_cost = cost.unwrap_or(0.0);
+    v.number("requests", &mut usage.requests);
+    v.end();
+    v.number("lastRequestTokens", &mut ctx.last_request_tokens);
+    small(v, "mistakes", &mut ctx.mistakes);
+    small(v, "retryAttempts", &mut ctx.retry_attempts);
+    let (name, params, count) = ctx.identical.parts();
+    let (mut name, mut params, mut count) = (name.to_owned(), params, count);
+    v.begin("repeats");
+    v.text("name", &mut name);
+    v.pairs("params", &mut params);
+    small(v, "count", &mut count);
+    v.end();
+    ctx.identical = Repeats::from_parts(&name, &params, count);
+    v.number("nextId", &mut ctx.next_id);
+    v.optional("initialCheckpoint", &mut ctx.initial_checkpoint);
+    v.number("rounds", &mut ctx.rounds);
+    v.optional("wake", &mut ctx.wake);
+    phase(v, task_phase);
+    v.end();
+}
