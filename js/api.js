@@ -10,6 +10,10 @@ export {
   Task,
 } from "./clew.js";
 export { AssistantMessageParser } from "./parser.js";
+import { Task } from "./clew.js";
+import { mergeSnapshot } from "./snapshot.js";
+
+Task.mergeSnapshot = mergeSnapshot;
 export { ToolCallAssembler } from "./assembler.js";
 export { ClewError, ClewStreamError, ClewTaskError } from "__ERRORS_MODULE__";
 

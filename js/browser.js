@@ -5,6 +5,7 @@
 import init, * as wasm from "./clew.js";
 import { AssistantMessageParser as Parser } from "./parser.js";
 import { ToolCallAssembler as Assembler } from "./assembler.js";
+import { mergeSnapshot } from "./snapshot.js";
 
 export { ClewError, ClewStreamError, ClewTaskError } from "__ERRORS_MODULE__";
 
@@ -68,18 +69,47 @@ export class AssistantMessageParser extends Parser {
   }
 }
 
+// Marks a Task made around a wasm task that already exists (restore, fromHistory).
+const WRAPPED = Symbol("wrapped");
+
 /**
  * The agent task. Made after `ready`, it is the wasm class itself (and bad options throw
  * here); made before, it is created when `start` is called (and bad options reject there).
+ * `Task.restore` and `Task.fromHistory` are synchronous: they need `await ready` first.
  */
 export class Task {
   #inner = null;
   #options;
   #abortReason = null;
 
-  constructor(options) {
-    if (loaded) this.#inner = new wasm.Task(options);
+  constructor(options, inner) {
+    if (options === WRAPPED) this.#inner = inner;
+    else if (loaded) this.#inner = new wasm.Task(options);
     else this.#options = options;
+  }
+
+  static restore(snapshot, options) {
+    check();
+    return new Task(WRAPPED, wasm.Task.restore(snapshot, options));
+  }
+
+  static fromHistory(saved, options) {
+    check();
+    return new Task(WRAPPED, wasm.Task.fromHistory(saved, options));
+  }
+
+  static mergeSnapshot(stored, changes) {
+    return mergeSnapshot(stored, changes);
+  }
+
+  // NOTE: a task made before `ready` and not started has no state to snapshot or resume;
+  // made after, it is the wasm class, whose methods say so.
+  snapshot() {
+    return this.#inner?.snapshot();
+  }
+
+  resume() {
+    return this.#inner ? this.#inner.resume() : ready.then(() => new wasm.Task(this.#options).resume());
   }
 
   start(text, images) {

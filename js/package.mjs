@@ -18,7 +18,7 @@ const snippet = readdirSync(join(pkg, "snippets")).find((dir) => {
 if (!snippet) throw new Error("[build] snippets/*/js/errors.js not found in " + pkg);
 const errorsModule = `./snippets/${snippet}/js/errors.js`;
 
-const entries = ["node.js", "browser.js", "workerd.js", "edge-light.js", "inline.js", "api.js", "parser.js", "assembler.js"];
+const entries = ["node.js", "browser.js", "workerd.js", "edge-light.js", "inline.js", "api.js", "parser.js", "assembler.js", "snapshot.js"];
 for (const file of entries) {
   const text = readFileSync(join(root, "js", file), "utf8").replaceAll("__ERRORS_MODULE__", errorsModule);
   writeFileSync(join(pkg, file), text);

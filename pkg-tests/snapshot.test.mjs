@@ -176,7 +176,7 @@ test("a tool that may have written, running at snapshot time, gets an error resu
     assert.equal(outcome.status, "completed");
     assert.equal(ran, 0);
     const result = JSON.stringify(server.received.at(-1).body.messages.at(-1));
-    assert.match(result, /not known whether the call finished/);
+    assert.match(result, /whether it finished, and what it changed, is unknown/);
     await assert.rejects(task.resume(), { name: "TypeError", code: "CLEW_NOT_RESTORED" });
     await assert.rejects(task.start("again"), { code: "CLEW_TASK_STARTED" });
   } finally {
@@ -292,5 +292,20 @@ test("Task.fromHistory resumes a conversation saved elsewhere: resume_task, then
     assert.throws(() => Task.fromHistory({ history: [] }, optionsFor(server.url)), { code: "CLEW_INVALID_SNAPSHOT" });
   } finally {
     await server.close();
+  }
+});
+
+test("every entry's Task has the durable-task API (the browser entry wraps the wasm class)", async () => {
+  const { entryFor } = await import("./package-dir.mjs");
+  const { pathToFileURL } = await import("node:url");
+  const browser = await import(pathToFileURL(entryFor(["browser"])).href);
+  browser.ready.catch(() => {});
+  for (const name of ["restore", "fromHistory", "mergeSnapshot"]) {
+    assert.equal(typeof Task[name], "function", `node entry: Task.${name}`);
+    assert.equal(typeof browser.Task[name], "function", `browser entry: Task.${name}`);
+  }
+  for (const name of ["snapshot", "resume", "start", "abort"]) {
+    assert.equal(typeof Task.prototype[name], "function", `node entry: task.${name}`);
+    assert.equal(typeof browser.Task.prototype[name], "function", `browser entry: task.${name}`);
   }
 });

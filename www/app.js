@@ -15,7 +15,7 @@ const rows = new Map(); // ts -> { li, message }
 const KEEP = "clew-playground:keep"; // localStorage: "on" when the box is checked
 let store = null; // the TaskStore while the box is on
 let kept = null; // the task being kept: { task, app: { settings, environment, finished } }
-let savedTask = null; // a stored task waiting for the Resume button (its model needs a key)
+let savedTask = null; // a stored remote model's task, waiting for the Resume button
 
 // Workspace panel -----------------------------------------------------------------------
 let shown = "README.md";
@@ -380,16 +380,18 @@ async function start(text) {
   await run(current, () => current.start(text));
 }
 
-/** Restores a stored task (`{ head, snapshot }` from the store), shows it and resumes it. */
-async function restore(saved) {
+/**
+ * Restores a stored task (`{ head, snapshot }` from the store), shows it and resumes it. A
+ * remote model's task waits for the Resume button (`clicked`), since keys are not stored.
+ */
+async function restore(saved, clicked = false) {
   applySettings(saved.head.app.settings ?? {});
   clearTimeline();
-  const needsKey = $("provider").value !== "offline" && !$("apiKey").value.trim();
-  if (needsKey && !saved.head.app.finished) {
-    // NOTE: keys are not stored: show the transcript, and resume once one is entered.
+  if ($("provider").value !== "offline" && !saved.head.app.finished && !clicked) {
     for (const message of saved.snapshot.messages) show(message);
     savedTask = saved;
     $("resume").hidden = false;
+    $("apiKey").focus();
     document.body.dataset.state = "ready";
     return;
   }
@@ -442,7 +444,7 @@ $("composer").addEventListener("submit", (event) => {
   if (text) start(text);
 });
 $("abort").addEventListener("click", () => task?.abort("stopped by the user"));
-$("resume").addEventListener("click", () => { if (savedTask) restore(savedTask); });
+$("resume").addEventListener("click", () => { if (savedTask) restore(savedTask, true); });
 $("export").addEventListener("click", () => {
   const transcript = { exportedAt: new Date().toISOString(), outcome: lastOutcome, messages: task?.messages ?? [], history: task?.history ?? [], usage: task?.usage ?? null, files: workspace.snapshot() };
   const url = URL.createObjectURL(new Blob([JSON.stringify(transcript, null, 2)], { type: "application/json" }));
@@ -469,7 +471,8 @@ async function boot() {
     // NOTE: Task.restore is synchronous: the browser entry's wasm must have loaded.
     await ready;
     await restore(saved);
+  } else {
+    document.body.dataset.state = "ready";
   }
-  else document.body.dataset.state = "ready";
 }
 boot();

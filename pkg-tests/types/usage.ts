@@ -4,7 +4,7 @@ import {
   AssistantMessageParser, parseAssistantMessage, readModelStream, sseDecoder, StreamDecoder,
   ToolCallAssembler, buildRequest, modelCost, Task, ClewStreamError, ClewTaskError, ClewError, ready,
   type Block, type Chunk, type HttpRequest, type NativeToolCall, type TaskMessage, type TaskOutcome,
-  type ModelSettings, type ModelRequest, type TaskState,
+  type ModelSettings, type ModelRequest, type TaskState, type TaskSnapshot, type TaskSnapshotChanges, type PersistReason,
 } from "clew";
 
 const blocks: Block[] = parseAssistantMessage("<read_file><path>a</path></read_file>");
@@ -80,5 +80,21 @@ async function run(): Promise<void> {
   new Task({ model: settings, toolCalling: "json" });
   // @ts-expect-error: an answer needs a known response
   new Task({ model: settings, ask: () => ({ response: "maybe" }) });
+  // Durable tasks.
+  let stored: TaskSnapshot | undefined;
+  const kept = new Task({
+    model: settings,
+    tools: [{ name: "write", idempotent: true, execute: () => "ok" }],
+    persist: async (changes: TaskSnapshotChanges, { reason, wakeAt }) => {
+      const why: PersistReason = reason; void why; void (wakeAt ?? 0);
+      stored = Task.mergeSnapshot(stored, changes);
+    },
+  });
+  const snapshot: TaskSnapshot = kept.snapshot();
+  const again: Task = Task.restore(JSON.stringify(snapshot), { model: settings });
+  const resumed: TaskOutcome = await again.resume(); void resumed;
+  Task.fromHistory({ history: snapshot.history, messages: snapshot.messages }, { model: settings });
+  // @ts-expect-error: not a persist reason
+  const badReason: PersistReason = "later"; void badReason;
 }
 void run;

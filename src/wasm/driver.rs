@@ -125,7 +125,7 @@ impl Driver {
 
     fn perform(self: &Rc<Self>, effect: Effect) {
         match effect {
-            Effect::Persist { reason, changes } => self.persist(reason, &changes),
+            Effect::Persist { reason, changes, wake } => self.persist(reason, &changes, wake),
             Effect::OpenStream { stream, request, unchanged } => self.open_stream(stream, request, &unchanged),
             Effect::CancelStream { stream } => {
                 let current = self.stream.borrow_mut().take_if(|(id, _)| *id == stream);

@@ -15,12 +15,6 @@ use super::task_options;
 use crate::core::agent::{SnapshotError, SnapshotErrorKind, Task as Machine};
 use crate::core::conversation;
 
-#[wasm_bindgen(module = "/js/boundary.js")]
-extern "C" {
-    /// `stored` with `changes` applied, as a new object (js/boundary.js).
-    fn clew_merge_snapshot(stored: &JsValue, changes: &JsValue) -> JsValue;
-}
-
 /// A snapshot (or saved task) as JSON text: a string as it is, anything else through
 /// `JSON.stringify` (guarded); `what` names it in the error.
 fn snapshot_text(value: &JsValue, what: &str) -> Result<String, JsValue> {
@@ -213,17 +207,6 @@ impl Task {
         });
         self.driver.handle(|m, now| m.resume(now));
         promise
-    }
-
-    /// The whole snapshot from what an application stored: `stored` (a snapshot, or
-    /// `undefined` before the first persist) with `changes` (what `options.persist` got)
-    /// applied. Returns a new object; neither argument is changed.
-    #[wasm_bindgen(js_name = mergeSnapshot, unchecked_return_type = "TaskSnapshot")]
-    pub fn merge_snapshot(
-        #[wasm_bindgen(unchecked_param_type = "TaskSnapshot | undefined")] stored: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "TaskSnapshotChanges")] changes: JsValue,
-    ) -> JsValue {
-        clew_merge_snapshot(&stored, &changes)
     }
 
     /// The transcript: every say and ask message, partial ones in their latest state.

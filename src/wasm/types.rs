@@ -249,11 +249,14 @@ export interface TaskOptions {
    * Called, and awaited, at every waiting point before the wait starts (before an ask
    * reaches `ask`, a tool, hook or checkpoint runs, a retry delay's timer is set, the next
    * request after a round entered the history, and when the task ends) with what changed
-   * since the last call: store it, and `Task.mergeSnapshot(stored, changes)` gives the
-   * snapshot `Task.restore` takes. A throw or rejection ends the task `failed`
-   * (`CLEW_PERSIST_FAILED`).
+   * since the last call (for a restored task, since the snapshot it was restored from):
+   * store it, and `Task.mergeSnapshot(stored, changes)` gives the snapshot `Task.restore`
+   * takes. `info.wakeAt` (ms since the epoch) is when the task next needs its timer (a retry
+   * delay's end, a timeout): a host that may be stopped meanwhile sets its own alarm. It is
+   * also called when a reply enters the history while the task already waits (reason
+   * `"round"`). A throw or rejection ends the task `failed` (`CLEW_PERSIST_FAILED`).
    */
-  persist?: (changes: TaskSnapshotChanges, info: { reason: PersistReason }) => void | Promise<void>;
+  persist?: (changes: TaskSnapshotChanges, info: { reason: PersistReason; wakeAt?: number }) => void | Promise<void>;
 }
 
 /** Why `options.persist` was called. */
@@ -271,7 +274,7 @@ export interface TaskSnapshot {
   state: object;
 }
 
-/** What changed since the last `persist`: history entries from `historyFrom` on, transcript entries from `messagesFrom` on (each replacing what was stored from there), and the whole `state`. The first call of a task gives everything (both 0). */
+/** What changed since the last `persist`: history entries from `historyFrom` on, transcript entries from `messagesFrom` on (each replacing what was stored from there), and the whole `state`. The first call of a new task gives everything (both 0); a restored task's changes start from the snapshot it was restored from. */
 export interface TaskSnapshotChanges extends TaskSnapshot {
   historyFrom: number;
   messagesFrom: number;

@@ -70,7 +70,7 @@ fn a_task_that_had_offered_its_result_asks_resume_completed_task_and_carries_the
     });
     h.run();
     let notice = last_user_texts(&h).pop().unwrap();
-    assert!(notice.contains("already offered a result") && notice.contains("1 minute ago"), "{notice}");
+    assert!(notice.contains("You offered a result") && notice.contains("1 minute ago"), "{notice}");
     assert!(notice.contains("<user_message>\nalso do b\n</user_message>"), "{notice}");
     assert_eq!(h.says_of("user_feedback")[0].text, "also do b");
 }

@@ -124,7 +124,7 @@ fn a_tool_running_at_snapshot_time_that_may_have_written_gets_an_unknown_outcome
     assert!(rest.tool_calls.is_empty(), "the write is not run twice");
     let result = &rest.requests[0].messages.last().unwrap();
     let text = serde_json::to_string(&result.content).unwrap();
-    assert!(text.contains("not known whether the call finished"), "{text}");
+    assert!(text.contains("whether it finished, and what it changed, is unknown"), "{text}");
     assert!(matches!(rest.outcome(), Some(Outcome::Completed { .. })));
 }
 
@@ -389,7 +389,7 @@ fn with_persist_on_every_wait_is_preceded_by_a_persist_of_the_state_it_waits_in(
     let mut stored = false;
     for effect in &h.effects {
         match effect {
-            Effect::Persist { reason, changes } => {
+            Effect::Persist { reason, changes, .. } => {
                 reasons.push(*reason);
                 assert!(changes.contains("\"historyFrom\""));
                 stored = true;
@@ -407,4 +407,41 @@ fn with_persist_on_every_wait_is_preceded_by_a_persist_of_the_state_it_waits_in(
     }
     let without = Harness::new(scripted_config(), script()).task.poll_effect();
     assert!(without.is_none());
+}
+
+#[test]
+fn a_restored_tasks_changes_start_from_the_snapshot_it_was_restored_from() {
+    let mut h =
+        Harness::new(config(), vec![text(&["<write><path>b</path><content>x</content></write>"]), completion("ok")]);
+    h.ask = Box::new(|_| None);
+    h.start("t");
+    let mut task = Task::restore(&h.task.snapshot(), config()).unwrap();
+    let changes: serde_json::Value = serde_json::from_str(&task.snapshot_changes()).unwrap();
+    assert_eq!(changes["historyFrom"], h.task.history().len());
+    assert_eq!(changes["messagesFrom"], h.task.messages().len());
+    assert_eq!(changes["history"], serde_json::json!([]));
+}
+
+#[test]
+fn a_reply_that_ends_while_its_approval_waits_is_persisted_again() {
+    use clew::agent::Effect;
+    let config = TaskConfig { persist: true, ..config() };
+    // The approval is asked while the reply still streams (its last piece comes after).
+    let reply = text(&["<write><path>b</path><content>x</content></write>", "\n"]);
+    let mut h = Harness::new(config, vec![reply]);
+    h.ask = Box::new(|_| None);
+    h.start("t");
+    assert_eq!(h.task.state(), "answer");
+    let persists: Vec<_> = h
+        .effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::Persist { reason, changes, .. } => Some((*reason, changes.clone())),
+            _ => None,
+        })
+        .collect();
+    let last = &persists.last().expect("a persist").1;
+    let state: serde_json::Value = serde_json::from_str(last).unwrap();
+    assert_eq!(state["state"]["phase"]["round"]["stream"]["kind"], "ended", "{persists:?}");
+    assert_eq!(persists.last().map(|p| p.0), Some("round"));
 }

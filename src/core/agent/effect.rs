@@ -110,6 +110,9 @@ pub enum Effect {
         reason: &'static str,
         /// What changed since the last one ([`Task::snapshot_changes`](super::Task::snapshot_changes)).
         changes: String,
+        /// When the task next needs a wake-up (a retry delay's end, a timeout), if ever: a
+        /// host that may be stopped meanwhile (a Durable Object) sets its own alarm for it.
+        wake: Option<u64>,
     },
     /// The task ended; nothing follows.
     Finished(Outcome),

@@ -53,7 +53,12 @@ impl Repeats {
 
     /// The last call's name, its parameters and how many times in a row it came (a snapshot).
     pub(crate) fn parts(&self) -> (&str, Vec<(String, String)>, u32) {
-        let params = self.keys.iter().filter_map(|(k, &at)| Some((k.clone(), self.values.get(at)?.clone()))).collect();
+        let mut params = Vec::new();
+        for (key, &at) in &self.keys {
+            if let Some(value) = self.values.get(at) {
+                params.push((key.clone(), value.clone()));
+            }
+        }
         (&self.name, params, self.count)
     }
 

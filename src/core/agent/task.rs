@@ -152,13 +152,16 @@ impl Task {
             if let Some(reason) = self.ctx.effects.front().and_then(|e| self.persist_reason(e)) {
                 self.ctx.persist_due = false;
                 self.ctx.persist_history = self.ctx.history.len();
-                return Some(Effect::Persist { reason, changes: self.snapshot_changes() });
+                let wake = self.ctx.wake;
+                return Some(Effect::Persist { reason, changes: self.snapshot_changes(), wake });
             }
         }
         self.ctx.effects.pop_front()
     }
 
-    /// Why `effect` starts a wait that must be stored before it goes out, if it does.
+    /// Why the task must be stored before `effect` goes out, if it must: the effect starts a
+    /// wait, or a message entered the history (a round began, or its reply ended while the
+    /// task already waited for an answer or a tool).
     fn persist_reason(&self, effect: &Effect) -> Option<&'static str> {
         Some(match effect {
             Effect::Ask(message) if !message.is_partial() => "ask",
@@ -166,9 +169,10 @@ impl Task {
             Effect::RunHook { kind, .. } if *kind != HookKind::TaskCancel => "hook",
             Effect::SaveCheckpoint { .. } => "checkpoint",
             Effect::WakeAt(Some(_)) if self.state() == "retryDelay" => "retryDelay",
-            Effect::OpenStream { .. } if self.ctx.history.len() != self.ctx.persist_history => "round",
             Effect::Finished(_) => "finished",
-            _ => return None,
+            _ if self.ctx.history.len() == self.ctx.persist_history => return None,
+            _ if matches!(self.phase, Phase::Finished(_)) => "finished",
+            _ => "round",
         })
     }
 

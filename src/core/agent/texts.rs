@@ -17,8 +17,8 @@ pub const EMPTY_RESULT: &str = "(tool did not return anything)";
 
 /// The error result of a tool that was running when its task was snapshotted, and which is
 /// neither read-only nor idempotent: running it again could do its work twice.
-pub const TOOL_INTERRUPTED: &str = "the task was stopped and restored while this tool was running, so it is not known \
-whether the call finished or what it changed. Check the current state before you call it again.";
+pub const TOOL_INTERRUPTED: &str =
+    "the task stopped while this tool ran: whether it finished, and what it changed, is unknown. Check the current state before calling it again.";
 
 /// How long ago `ms` milliseconds was, in words.
 fn ago(ms: u64) -> String {
@@ -37,15 +37,15 @@ fn ago(ms: u64) -> String {
 pub fn resumption_notice(elapsed_ms: u64, completed: bool, feedback: &str) -> String {
     let mut text = if completed {
         format!(
-            "[Task resumed] You had already offered a result for this task, {}, and the user has come back to it. \
-Things may have changed since then, so look at the current state before you build on earlier steps.",
+            "[Task resumed] You offered a result for this task {} and the user has come back to it. Things may have \
+changed since: check the current state before building on earlier steps.",
             ago(elapsed_ms)
         )
     } else {
         format!(
-            "[Task resumed] Work on this task stopped {} and is only now going on. The step that was in progress may or \
-may not have finished, and files or other state may have changed in the meantime: check where things stand before \
-you continue. Treat a tool call that never got a result as not done, and verify before you repeat it.",
+            "[Task resumed] This task stopped {} and goes on now. The step in progress may or may not have finished, and \
+files or other state may have changed since: check where things stand first. A tool call that got no result counts as \
+not done; verify before repeating it.",
             ago(elapsed_ms)
         )
     };

@@ -47,11 +47,14 @@ impl PersistState {
 
 impl Driver {
     /// Hands `changes` to `options.persist` and holds every effect until it settles.
-    pub(super) fn persist(self: &Rc<Self>, reason: &str, changes: &str) {
+    pub(super) fn persist(self: &Rc<Self>, reason: &str, changes: &str, wake: Option<u64>) {
         let Some(persist) = self.callback(|c| c.persist.clone()) else { return };
         let snapshot = js_sys::JSON::parse(changes).unwrap_or(JsValue::NULL);
         let info = Object::new();
         let _ = Reflect::set(&info, &"reason".into(), &reason.into());
+        if let Some(at) = wake {
+            let _ = Reflect::set(&info, &"wakeAt".into(), &JsValue::from_f64(at as f64));
+        }
         let epoch = self.persist.epoch.get();
         let result = call_with(&persist, &JsValue::UNDEFINED, &snapshot, &info);
         if self.persist.aborting.get() || self.persist.epoch.get() != epoch {

@@ -86,6 +86,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Checks that only white space is left.
+    #[inline]
     pub fn end(&mut self) -> Result<()> {
         match self.peek() {
             None => Ok(()),

@@ -118,6 +118,7 @@ impl<'a> BlockRef<'a> {
     }
 
     /// The name of a tool use; `None` for text.
+    #[inline]
     pub fn tool_name(&self) -> Option<&'a str> {
         match self.raw {
             RawBlock::Text { .. } => None,

@@ -5,7 +5,8 @@ use super::preview;
 use crate::json::{JsonError, Reader};
 
 /// Reads `data` with `read` (which must consume one value), or reports the line as
-/// malformed JSON.
+/// malformed JSON. Inlined: it runs for every data line.
+#[inline]
 pub(crate) fn read_data<'a, T>(
     data: &'a str,
     read: impl FnOnce(&mut Reader<'a>) -> Result<T, JsonError>,

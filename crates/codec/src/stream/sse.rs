@@ -164,6 +164,7 @@ impl FieldState {
         Ok(())
     }
 
+    #[inline]
     fn dispatch(
         &mut self,
         on_event: &mut impl FnMut(SseEvent<'_>) -> Result<(), StreamError>,

@@ -35,7 +35,11 @@ pub(super) fn write_messages(w: &mut Writer, messages: &[Message]) {
         w.text(kind, &mut message.kind_name().to_owned());
         w.text("text", &mut message.text.clone());
         if !message.images.is_empty() {
-            w.strings("images", &mut message.images.iter().map(ImageSource::to_url_text).collect());
+            let mut images = Vec::new();
+            for image in &message.images {
+                images.push(image.to_url_text());
+            }
+            w.strings("images", &mut images);
         }
         if let Some(partial) = &mut partial {
             w.flag("partial", partial);
@@ -47,7 +51,11 @@ pub(super) fn write_messages(w: &mut Writer, messages: &[Message]) {
 
 /// History messages; the first error, if any, names the entry.
 pub(super) fn read_history(items: &[Json], at: &str) -> Result<Vec<conversation::Message>, String> {
-    items.iter().enumerate().map(|(i, item)| conversation::Message::from_json(item, &format!("{at}[{i}]"))).collect()
+    let mut out = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        out.push(conversation::Message::from_json(item, &format!("{at}[{i}]"))?);
+    }
+    Ok(out)
 }
 
 /// Transcript messages, whose `ts` must rise strictly. Kinds clew does not know are kept
@@ -80,8 +88,11 @@ pub(super) fn read_messages(items: &[Json], at: &str) -> Result<Vec<Message>, St
         if let Some(error) = r.error {
             return Err(error);
         }
-        let images = images.iter().map(|url| ImageSource::from_url_text(url)).collect();
-        out.push(Message { ts, kind, text: text.unwrap_or_default(), images, partial, other_kind });
+        let mut sources = Vec::new();
+        for url in &images {
+            sources.push(ImageSource::from_url_text(url));
+        }
+        out.push(Message { ts, kind, text: text.unwrap_or_default(), images: sources, partial, other_kind });
     }
     Ok(out)
 }

@@ -133,6 +133,8 @@ pub(crate) fn resumed_content(
     answer: &super::super::message::AskAnswer,
 ) -> Vec<ContentBlock> {
     content.push(ContentBlock::Text { text: texts::resumption_notice(elapsed_ms, completed, &answer.text) });
-    content.extend(answer.images.iter().cloned().map(|source| ContentBlock::Image { source }));
+    for source in &answer.images {
+        content.push(ContentBlock::Image { source: source.clone() });
+    }
     content
 }

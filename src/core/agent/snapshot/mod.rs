@@ -69,7 +69,11 @@ impl Task {
         let mut w = Writer::new();
         w.open('{');
         w.number("version", &mut SNAPSHOT_VERSION.clone());
-        w.strings("tools", &mut self.ctx.config.tools.iter().map(|t| t.name.clone()).collect());
+        let mut tools = Vec::new();
+        for tool in &self.ctx.config.tools {
+            tools.push(tool.name.clone());
+        }
+        w.strings("tools", &mut tools);
         if changes {
             w.number("historyFrom", &mut (history_from as u64));
             w.number("messagesFrom", &mut (messages_from as u64));
@@ -92,7 +96,8 @@ impl Task {
     }
 
     /// The snapshot with only what changed since this method's last call (the first call
-    /// gives everything): `history` holds the entries from `historyFrom` on (the history
+    /// gives everything, except on a restored task: its changes start from the snapshot it
+    /// was restored from): `history` holds the entries from `historyFrom` on (the history
     /// only grows), `messages` those from `messagesFrom` on (the transcript's earlier
     /// entries did not change). Replacing the stored entries from those indexes with these
     /// gives the whole snapshot.
@@ -155,6 +160,10 @@ impl Task {
         task.ctx.transcript = Transcript::from_parts(messages, last_ts);
         task.check_restored().map_err(SnapshotError::invalid)?;
         task.ctx.resume_pending = true;
+        // NOTE: the application holds this snapshot: changes start from it.
+        task.ctx.persisted_history = task.ctx.history.len();
+        task.ctx.persist_history = task.ctx.history.len();
+        task.ctx.transcript.take_changes();
         Ok(task)
     }
 }

@@ -130,52 +130,40 @@ impl Task {
     pub(super) fn check_restored(&mut self) -> Result<(), String> {
         let transcript = &self.ctx.transcript;
         let is_ask = |ts: u64| transcript.get(ts).is_some_and(|m| matches!(m.kind, MessageKind::Ask(_)));
-        let ask_error = |ts: u64| format!("snapshot.state refers to the ask {ts}, which the transcript lacks");
-        if let Some(range) = self.ctx.deleted {
-            if range.end >= self.ctx.history.len() || range.start < 1 {
-                return Err("snapshot.state.deleted lies outside the history".into());
-            }
+        if self.ctx.deleted.is_some_and(|range| range.end >= self.ctx.history.len() || range.start < 1) {
+            return Err("snapshot.state.deleted lies outside the history".into());
         }
-        let pending_ask = match &self.phase {
+        let (ask, round_fits) = match &mut self.phase {
             Phase::AwaitingRetryAnswer { ask_ts, .. }
             | Phase::AwaitingMistakeAnswer { ask_ts, .. }
-            | Phase::AwaitingResumeAnswer { ask_ts, .. } => Some(*ask_ts),
-            _ => None,
+            | Phase::AwaitingResumeAnswer { ask_ts, .. } => (Some(*ask_ts), true),
+            Phase::InRound(round) => {
+                round.restore(Rc::clone(&self.ctx.tools));
+                let ask = match (&round.stream, &round.wait) {
+                    (StreamPhase::RetryAsk { ask_ts }, _)
+                    | (_, Wait::Approval { ask_ts, .. } | Wait::Followup { ask_ts, .. })
+                    | (_, Wait::CompletionAnswer { ask_ts, .. }) => Some(*ask_ts),
+                    _ => None,
+                };
+                let (parsed, natives) = (round.parser.len(), round.natives.calls().len());
+                let fits = |item: &Item| match *item {
+                    Item::Parsed(n) => n < parsed,
+                    Item::Native(n) => n < natives,
+                };
+                let fits = round.items.iter().all(fits)
+                    && round.parsed_known <= parsed
+                    && round.index <= round.items.len()
+                    && round.natives_from.map_or(true, |n| n <= round.items.len())
+                    && transcript.get(round.api_req_ts).is_some();
+                (ask, fits)
+            }
+            _ => (None, true),
         };
-        if let Some(ts) = pending_ask.filter(|ts| !is_ask(*ts)) {
-            return Err(ask_error(ts));
+        if let Some(ts) = ask.filter(|ts| !is_ask(*ts)) {
+            return Err(format!("snapshot.state refers to the ask {ts}, which the transcript lacks"));
         }
-        let Phase::InRound(round) = &mut self.phase else { return Ok(()) };
-        round.restore(Rc::clone(&self.ctx.tools));
-        let asks = [
-            match round.stream {
-                StreamPhase::RetryAsk { ask_ts } => Some(ask_ts),
-                _ => None,
-            },
-            match &round.wait {
-                Wait::Approval { ask_ts, .. }
-                | Wait::Followup { ask_ts, .. }
-                | Wait::CompletionAnswer { ask_ts, .. } => Some(*ask_ts),
-                _ => None,
-            },
-        ];
-        if let Some(ts) = asks.into_iter().flatten().find(|ts| !is_ask(*ts)) {
-            return Err(ask_error(ts));
-        }
-        if transcript.get(round.api_req_ts).is_none() {
-            return Err("snapshot.state.phase.round.apiReqTs is not a message of the transcript".into());
-        }
-        let (parsed, natives) = (round.parser.len(), round.natives.calls().len());
-        let fits = |item: &Item| match *item {
-            Item::Parsed(n) => n < parsed,
-            Item::Native(n) => n < natives,
-        };
-        if !round.items.iter().all(fits)
-            || round.parsed_known > parsed
-            || round.index > round.items.len()
-            || round.natives_from.is_some_and(|n| n > round.items.len())
-        {
-            return Err("snapshot.state.phase.round does not match its reply's text".into());
+        if !round_fits {
+            return Err("snapshot.state.phase.round does not match its reply or transcript".into());
         }
         Ok(())
     }

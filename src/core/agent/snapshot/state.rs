@@ -8,7 +8,7 @@ use super::super::effect::Outcome;
 use super::super::failure::Failure;
 use super::super::history::DeletedRange;
 use super::super::repeats::Repeats;
-use super::super::round_state::{Item, Paced, Received, Round, Skip, StreamPhase, ToolJob, Wait};
+use super::super::round_state::{Item, Received, Round, Skip, StreamPhase, ToolJob, Wait};
 use super::super::task::{Ctx, Phase, TaskUsage};
 use super::visit::{index, small, Visit};
 
@@ -143,8 +143,8 @@ fn stream(v: &mut dyn Visit, stream: &mut StreamPhase) {
         };
     }
     match stream {
-        StreamPhase::Open { deadline, received } => {
-            v.optional("deadline", deadline);
+        StreamPhase::Open { received, .. } => {
+            // NOTE: its deadline is not kept: a restored stream is sent again or failed.
             let at = v.tag("received", &RECEIVED, *received as usize);
             *received = [Received::Nothing, Received::Bytes, Received::Content].get(at).copied().unwrap_or_default();
         }
@@ -167,8 +167,10 @@ fn stream(v: &mut dyn Visit, stream: &mut StreamPhase) {
 
 /// The reply's native calls: written from the assembler, read into `saved_natives`.
 fn natives(v: &mut dyn Visit, round: &mut Round) {
-    let mut calls: Vec<[String; 3]> =
-        round.natives.calls().iter().map(|c| [c.id.clone(), c.name.clone(), c.arguments.raw().to_owned()]).collect();
+    let mut calls: Vec<[String; 3]> = Vec::new();
+    for call in round.natives.calls() {
+        calls.push([call.id.clone(), call.name.clone(), call.arguments.raw().to_owned()]);
+    }
     let mut count = calls.len();
     v.begin_list("natives", &mut count);
     calls.resize_with(count, Default::default);
@@ -181,39 +183,33 @@ fn natives(v: &mut dyn Visit, round: &mut Round) {
     }
     v.end();
     if v.reading() {
-        round.saved_natives = calls
-            .into_iter()
-            .map(|[id, name, arguments]| ToolCall {
-                call_id: Some(id.clone()),
-                function: ToolCallFunction { id: Some(id), name: Some(name), arguments: Some(arguments) },
-            })
-            .collect();
+        for [id, name, arguments] in calls {
+            let function = ToolCallFunction { id: Some(id.clone()), name: Some(name), arguments: Some(arguments) };
+            round.saved_natives.push(ToolCall { call_id: Some(id), function });
+        }
     }
 }
 
 /// Blocks in presentation order, as `p<n>` (parser block) and `n<n>` (native call).
 fn items(v: &mut dyn Visit, round: &mut Round) {
-    let mut texts: Vec<String> = round
-        .items
-        .iter()
-        .map(|item| match item {
+    let mut texts = Vec::new();
+    for item in &round.items {
+        texts.push(match item {
             Item::Parsed(n) => format!("p{n}"),
             Item::Native(n) => format!("n{n}"),
-        })
-        .collect();
+        });
+    }
     v.strings("items", &mut texts);
     if v.reading() {
-        round.items = texts
-            .iter()
-            .map(|text| {
-                let number = text.get(1..).and_then(|rest| rest.parse::<usize>().ok()).unwrap_or(usize::MAX);
-                if text.starts_with('n') {
-                    Item::Native(number)
-                } else {
-                    Item::Parsed(if text.starts_with('p') { number } else { usize::MAX })
-                }
-            })
-            .collect();
+        round.items.clear();
+        for text in &texts {
+            let number = text.get(1..).and_then(|rest| rest.parse::<usize>().ok()).unwrap_or(usize::MAX);
+            round.items.push(match text.get(..1) {
+                Some("n") => Item::Native(number),
+                Some("p") => Item::Parsed(number),
+                _ => Item::Parsed(usize::MAX),
+            });
+        }
     }
 }
 
@@ -253,15 +249,8 @@ fn round(v: &mut dyn Visit, round: &mut Round) {
     v.optional("cacheReadTokens", &mut usage.cache_read_tokens);
     v.cost("totalCostBits", &mut usage.total_cost);
     v.end();
-    let mut due = round.paced.map(|(_, due)| due);
-    let mut reasoning = matches!(round.paced, Some((Paced::Reasoning, _)));
-    v.optional("pacedDue", &mut due);
-    v.flag("pacedReasoning", &mut reasoning);
-    round.paced = due.map(|due| (if reasoning { Paced::Reasoning } else { Paced::Block }, due));
-    let (mut ts, mut at) = (round.last_partial.map(|p| p.0), round.last_partial.map(|p| p.1));
-    v.optional("lastPartialTs", &mut ts);
-    v.optional("lastPartialAt", &mut at);
-    round.last_partial = ts.zip(at);
+    // NOTE: pacing (a held-back partial update, the last one's time) is not kept: it
+    // matters only while a reply streams, and a restored stream does not go on.
     v.end();
 }
 
@@ -347,7 +336,6 @@ pub(super) fn state(v: &mut dyn Visit, ctx: &mut Ctx, task_phase: &mut Phase, la
     v.number("outputTokens", &mut usage.output_tokens);
     v.number("cacheWriteTokens", &mut usage.cache_write_tokens);
     v.number("cacheReadTokens", &mut usage.cache_read_tokens);
-    v.note("totalCost", usage.total_cost);
     let mut cost = Some(usage.total_cost);
     v.cost("totalCostBits", &mut cost);
     usage.total_cost = cost.unwrap_or(0.0);
@@ -367,7 +355,6 @@ pub(super) fn state(v: &mut dyn Visit, ctx: &mut Ctx, task_phase: &mut Phase, la
     v.number("nextId", &mut ctx.next_id);
     v.optional("initialCheckpoint", &mut ctx.initial_checkpoint);
     v.number("rounds", &mut ctx.rounds);
-    v.optional("wake", &mut ctx.wake);
     phase(v, task_phase);
     v.end();
 }

@@ -35,8 +35,6 @@ pub(super) trait Visit {
     /// `null`: JSON numbers written by the codec keep 12 decimals, and a resumed task's cost
     /// must add up to the bit.
     fn cost(&mut self, key: &str, value: &mut Option<f64>);
-    /// A number only written, for people reading the snapshot.
-    fn note(&mut self, key: &str, value: f64);
     /// Which of `names` a tagged object is: a writer writes `names[index]`; a reader returns
     /// the index it read.
     fn tag(&mut self, key: &str, names: &[&str], index: usize) -> usize;
@@ -191,11 +189,6 @@ impl Visit for Writer {
     fn cost(&mut self, key: &str, value: &mut Option<f64>) {
         let mut bits = value.map(|v| v.to_bits().to_string());
         self.optional_text(key, &mut bits);
-    }
-
-    fn note(&mut self, key: &str, value: f64) {
-        self.key(key);
-        Json::from(value).write(&mut self.text);
     }
 
     fn tag(&mut self, key: &str, names: &[&str], index: usize) -> usize {
@@ -370,8 +363,6 @@ impl Visit for Reader<'_> {
             cost
         });
     }
-
-    fn note(&mut self, _: &str, _: f64) {}
 
     fn tag(&mut self, key: &str, names: &[&str], _: usize) -> usize {
         let mut name = String::new();
