@@ -166,7 +166,11 @@ export class TaskObject extends DurableObject {
       ...(Object.keys(retry).length > 0 ? { retry } : {}),
       say: (message) => this.onMessage(message),
       ask: (message) => this.onAsk(message),
-      persist: (changes, { reason }) => this.onPersist(changes, reason),
+      persist: (changes, { reason, wakeAt }) => {
+        // When the task next needs its timer (a retry delay's end): the alarm's time.
+        this.wakeAt = wakeAt;
+        return this.onPersist(changes, reason);
+      },
     };
   }
 
@@ -364,10 +368,7 @@ export class TaskObject extends DurableObject {
   scheduleCheckpoint() {
     if (this.checkpointTimer || !this.task) return;
     // NOTE: only a reply that streams (or is presented) changes the transcript often, so
-    // only then are checkpoints spaced out. Anything else is stored at once: above all the
-    // end of a reply whose tool call already waits for approval, which no persist follows
-    // (without it, a task restored at that approval would find its reply still streaming,
-    // and treat it as cut off).
+    // only then are checkpoints spaced out. Anything else is stored at once.
     const busy = this.task.state === "stream" || this.task.state === "presenting";
     const wait = busy ? Math.max(0, this.lastSave + CHECKPOINT_MS - Date.now()) : 0;
     this.checkpointTimer = setTimeout(() => {
@@ -401,7 +402,7 @@ export class TaskObject extends DurableObject {
     const watchdog = Number(this.env.WATCHDOG_MS) || WATCHDOG_MS;
     let want = null;
     if (taskState === "retryDelay") {
-      want = Math.max(this.retryEnd() ?? now + 1000, now + 250);
+      want = Math.max(this.wakeAt ?? now + 1000, now + 250);
     } else if (taskState !== "answer" && taskState !== "finished" && this.task && !this.broken) {
       want = this.alarmAt && this.alarmAt > now + watchdog / 2 ? this.alarmAt : now + watchdog;
     }
@@ -409,23 +410,6 @@ export class TaskObject extends DurableObject {
     this.alarmAt = want;
     const done = want === null ? this.ctx.storage.deleteAlarm() : this.ctx.storage.setAlarm(want);
     done.catch((error) => console.error(`alarm: ${error}`));
-  }
-
-  /**
-   * When the current retry delay ends: the last `error_retry` message says when it was
-   * shown and how many seconds it waits (rounded up, so this is at or after the end).
-   */
-  retryEnd() {
-    for (let i = this.messages.length - 1; i >= Math.max(0, this.messages.length - 20); i--) {
-      const message = JSON.parse(this.messages[i].json);
-      if (message.say !== "error_retry") continue;
-      try {
-        const { delaySeconds } = JSON.parse(message.text);
-        if (Number.isFinite(delaySeconds)) return message.ts + delaySeconds * 1000;
-      } catch {}
-      return undefined;
-    }
-    return undefined;
   }
 
   async alarm() {

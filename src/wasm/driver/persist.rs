@@ -64,6 +64,13 @@ impl Driver {
             }
             return;
         }
+        match &result {
+            // NOTE: a persist that stored synchronously (it returned no object, so no promise)
+            // is done: the loop goes on without a trip through the microtask queue.
+            Ok(value) if !(value.is_object() || value.is_function()) => return,
+            Err(error) => return self.persist_failed(error),
+            Ok(_) => {}
+        }
         self.persist.waiting.set(true);
         let me = Rc::clone(self);
         spawn(Box::pin(async move {
@@ -73,12 +80,17 @@ impl Driver {
             }
             me.persist.waiting.set(false);
             if let Err(error) = settled {
-                let message = format!("options.persist failed, so the task stopped: {}", error_message(&error));
-                if let Ok(mut machine) = me.machine.try_borrow_mut() {
-                    machine.fail(now(), codes::PERSIST_FAILED, &message);
-                }
+                me.persist_failed(&error);
             }
             me.drive();
         }));
+    }
+
+    /// Ends the task `failed`: the application could not store it.
+    fn persist_failed(&self, error: &JsValue) {
+        let message = format!("options.persist failed, so the task stopped: {}", error_message(error));
+        if let Ok(mut machine) = self.machine.try_borrow_mut() {
+            machine.fail(now(), codes::PERSIST_FAILED, &message);
+        }
     }
 }

@@ -137,6 +137,13 @@ proptest! {
     }
 
     #[test]
+    fn any_string_is_escaped_as_serde_json_escapes_it(text in "(\\PC|[\u{0}-\u{1f}\"\\\\]){0,40}") {
+        let mut ours = String::new();
+        super::write_string(&mut ours, &text);
+        prop_assert_eq!(ours, serde_json::to_string(&text).unwrap());
+    }
+
+    #[test]
     fn pretty_text_reads_the_same(value in arb_json()) {
         let pretty = serde_json::to_string_pretty(&value).unwrap();
         prop_assert_eq!(Json::parse(&pretty).unwrap().to_string(), serde_json::to_string(&value).unwrap());
