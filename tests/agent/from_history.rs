@@ -130,7 +130,40 @@ fn a_saved_task_that_cannot_be_read_is_an_error_naming_the_place() {
     assert!(error.message.contains("saved.history[0].role"), "{}", error.message);
     let error = Task::from_history(&saved(json!([]), json!([])), config(), 0).unwrap_err();
     assert!(error.message.contains("empty"), "{}", error.message);
-    let messages = json!([{"ts": 5, "type": "say", "say": "text"}, {"ts": 5, "type": "say", "say": "text"}]);
+    let messages = json!([{"ts": 5, "type": "say", "say": "text"}, {"ts": "5", "type": "say", "say": "text"}]);
     let error = Task::from_history(&saved(conversation(), messages), config(), 0).unwrap_err();
     assert!(error.message.contains("saved.messages[1].ts"), "{}", error.message);
+}
+
+#[test]
+fn a_saved_transcript_whose_ts_repeat_is_kept_with_rising_ts() {
+    // Cline's transcripts can hold two messages of one millisecond, or a clock that went back.
+    let messages = json!([
+        {"ts": 5, "type": "say", "say": "task", "text": "a"},
+        {"ts": 5, "type": "say", "say": "text", "text": "b"},
+        {"ts": 3, "type": "say", "say": "text", "text": "c"},
+    ]);
+    let task = Task::from_history(&saved(conversation(), messages), config(), 10).unwrap();
+    let kept: Vec<(u64, &str)> = task.messages().iter().map(|m| (m.ts, m.text.as_str())).collect();
+    assert_eq!(&kept[..3], &[(5, "a"), (6, "b"), (7, "c")]);
+    assert!(task.messages()[3].ts > 7, "the resume ask comes after");
+}
+
+#[test]
+fn an_earlier_resumption_notice_in_the_trailing_content_is_replaced() {
+    let history = json!([
+        {"role": "user", "content": "do it"},
+        {"role": "assistant", "content": "<read><path>a</path></read>"},
+        {"role": "user", "content": [{"type": "text", "text": "[TASK RESUMPTION] an old notice"}, {"type": "text", "text": "kept"}]},
+    ]);
+    let mut task = Task::from_history(&saved(history, json!([])), config(), 100).unwrap();
+    task.resume(100);
+    let mut h = Harness::new(config(), vec![completion("ok")]);
+    h.task = task;
+    h.now = 100;
+    h.run();
+    let texts = last_user_texts(&h);
+    assert_eq!(texts.len(), 2, "{texts:?}");
+    assert_eq!(texts[0], "kept");
+    assert!(texts[1].starts_with("[Task resumed]"));
 }

@@ -31,9 +31,9 @@ pub(super) fn write_messages(w: &mut Writer, messages: &[Message]) {
         };
         let (mut ts, mut partial) = (message.ts, message.partial);
         w.number("ts", &mut ts);
-        w.text("type", &mut kind.to_owned());
-        w.text(kind, &mut message.kind_name().to_owned());
-        w.text("text", &mut message.text.clone());
+        w.string("type", kind);
+        w.string(kind, message.kind_name());
+        w.string("text", &message.text);
         if !message.images.is_empty() {
             let mut images = Vec::new();
             for image in &message.images {
@@ -58,9 +58,11 @@ pub(super) fn read_history(items: &[Json], at: &str) -> Result<Vec<conversation:
     Ok(out)
 }
 
-/// Transcript messages, whose `ts` must rise strictly. Kinds clew does not know are kept
-/// as `Other` with their name.
-pub(super) fn read_messages(items: &[Json], at: &str) -> Result<Vec<Message>, String> {
+/// Transcript messages, whose `ts` must rise strictly; with `restamp` (a transcript saved
+/// elsewhere: Cline's can hold two messages of one millisecond) a `ts` that does not rise
+/// becomes one more than the one before. Kinds clew does not know are kept as `Other` with
+/// their name.
+pub(super) fn read_messages(items: &[Json], at: &str, restamp: bool) -> Result<Vec<Message>, String> {
     let mut out: Vec<Message> = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
         let mut r = Reader::new(item, &format!("{at}[{i}]"));
@@ -82,8 +84,12 @@ pub(super) fn read_messages(items: &[Json], at: &str) -> Result<Vec<Message>, St
             r.flag("partial", &mut flag);
             partial = Some(flag);
         }
-        if out.last().is_some_and(|last| last.ts >= ts) {
-            r.fail("ts", "must be greater than the one before");
+        if let Some(last) = out.last().map(|m| m.ts).filter(|&last| last >= ts) {
+            if restamp {
+                ts = last.saturating_add(1);
+            } else {
+                r.fail("ts", "must be greater than the one before");
+            }
         }
         if let Some(error) = r.error {
             return Err(error);

@@ -16,8 +16,9 @@ use super::SnapshotError;
 
 /// The result given to a native tool call that never got one.
 const NO_RESULT: &str = "the task was interrupted before this tool call got a result.";
-/// How a resumption notice begins (an older one in the trailing content is replaced).
-const NOTICE_START: &str = "[Task resumed]";
+/// How resumption notices begin, clew's and Cline's (an older one in the trailing content
+/// is replaced).
+const NOTICE_STARTS: [&str; 2] = ["[Task resumed]", "[TASK RESUMPTION]"];
 
 impl Task {
     /// A task rebuilt at time `now` from `{ history, messages }` (JSON text: the shapes of
@@ -42,13 +43,10 @@ impl Task {
             None | Some(Json::Null) => Ok(&[][..]),
             Some(items) => items.as_array().ok_or_else(|| format!("saved.{key} must be an array")),
         };
-        if !value.is_object() {
-            return Err("the saved task must be an object { history, messages }".into());
-        }
         let mut history = entries::read_history(list("history")?, "saved.history")?;
-        let mut messages = entries::read_messages(list("messages")?, "saved.messages")?;
+        let mut messages = entries::read_messages(list("messages")?, "saved.messages", true)?;
         if history.is_empty() {
-            return Err("saved.history is empty: there is no conversation to resume".into());
+            return Err("saved.history is missing or empty: there is no conversation to resume".into());
         }
         let is_resume_ask =
             |m: &Message| matches!(m.kind, MessageKind::Ask(AskKind::ResumeTask | AskKind::ResumeCompletedTask));
@@ -68,7 +66,9 @@ impl Task {
             Some(last) if last.role == Role::User => history.pop().map(|m| m.content.blocks()).unwrap_or_default(),
             _ => Vec::new(),
         };
-        trailing.retain(|block| !matches!(block, ContentBlock::Text { text } if text.starts_with(NOTICE_START)));
+        trailing.retain(
+            |block| !matches!(block, ContentBlock::Text { text } if NOTICE_STARTS.iter().any(|s| text.starts_with(s))),
+        );
         answer_open_calls(history.last().map(|m| &m.content), &mut trailing);
         self.ctx.usage = usage_of(&messages);
         self.ctx.rounds = history.iter().filter(|m| m.role == Role::Assistant).count() as u64;

@@ -156,7 +156,8 @@ impl Task {
         }
         task.ctx.history =
             entries::read_history(list("history"), "snapshot.history").map_err(SnapshotError::invalid)?;
-        let messages = entries::read_messages(list("messages"), "snapshot.messages").map_err(SnapshotError::invalid)?;
+        let messages =
+            entries::read_messages(list("messages"), "snapshot.messages", false).map_err(SnapshotError::invalid)?;
         task.ctx.transcript = Transcript::from_parts(messages, last_ts);
         task.check_restored().map_err(SnapshotError::invalid)?;
         task.ctx.resume_pending = true;

@@ -110,6 +110,12 @@ impl Writer {
         self.text.push_str(text);
     }
 
+    /// A string member (without the copy [`Visit::text`] would need).
+    pub(super) fn string(&mut self, key: &str, value: &str) {
+        self.key(key);
+        write_string(&mut self.text, value);
+    }
+
     /// An array item that is a string.
     pub(super) fn string_item(&mut self, value: &str) {
         self.next();
@@ -140,8 +146,7 @@ impl Visit for Writer {
     }
 
     fn text(&mut self, key: &str, value: &mut String) {
-        self.key(key);
-        write_string(&mut self.text, value);
+        self.string(key, value);
     }
 
     fn optional_text(&mut self, key: &str, value: &mut Option<String>) {
