@@ -139,7 +139,7 @@ proptest! {
     #[test]
     fn any_string_is_escaped_as_serde_json_escapes_it(text in "(\\PC|[\u{0}-\u{1f}\"\\\\]){0,40}") {
         let mut ours = String::new();
-        super::write_string(&mut ours, &text);
+        write_string(&mut ours, &text);
         prop_assert_eq!(ours, serde_json::to_string(&text).unwrap());
     }
 
