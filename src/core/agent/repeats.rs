@@ -3,11 +3,9 @@
 
 use crate::core::hash::Map;
 
-use serde::{Deserialize, Serialize};
-
 /// The last tool call (its name and parameters, `task_progress` aside) and how many times in
 /// a row it came with the same parameters, in any order.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct Repeats {
     name: String,
     /// Where each parameter's value sits in `values`.

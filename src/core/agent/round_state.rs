@@ -3,8 +3,6 @@
 
 use std::rc::Rc;
 
-use serde::{Deserialize, Serialize};
-
 use super::effect::Outcome;
 use super::failure::Failure;
 use crate::core::conversation::ContentBlock;
@@ -12,7 +10,7 @@ use crate::core::parser::{BlockRef, IncrementalParser, ToolSet};
 use crate::core::stream::{StreamDecoder, ToolCall, ToolCallAssembler, Usage};
 
 /// Where the round's model stream is.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) enum StreamPhase {
     /// Open, waiting for more of the reply.
     Open {
@@ -44,7 +42,7 @@ pub(crate) enum StreamPhase {
 }
 
 /// What an open stream delivered so far.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum Received {
     /// Not a byte: silence is a first-byte timeout, a failure is retried in the round.
     #[default]
@@ -57,7 +55,7 @@ pub(crate) enum Received {
 
 /// Which blocks of the reply are no longer run, after a denial or (serial mode) after the
 /// first tool result. The stream is cut at the next chunk.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum Skip {
     /// Every block is presented.
     #[default]
@@ -70,7 +68,7 @@ pub(crate) enum Skip {
 
 /// A block in presentation order: text and XML tool uses from the parser, native tool calls
 /// from the assembler, in order of first appearance.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Item {
     /// Parser block `n`.
     Parsed(usize),
@@ -79,7 +77,7 @@ pub(crate) enum Item {
 }
 
 /// A complete tool call on its way through the gates, approval and execution.
-#[derive(Default, Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Default, Clone, Debug, PartialEq)]
 pub(crate) struct ToolJob {
     /// The tool's name.
     pub(crate) name: String,
@@ -92,7 +90,7 @@ pub(crate) struct ToolJob {
 }
 
 /// What the presenter waits for before it can move past the current block.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) enum Wait {
     /// Nothing: presentation runs when asked.
     #[default]
@@ -119,7 +117,7 @@ pub(crate) enum Wait {
 }
 
 /// A partial message whose newest state was held back by pacing.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Paced {
     /// The message of the block being presented.
     Block,
@@ -128,7 +126,7 @@ pub(crate) enum Paced {
 }
 
 /// Everything of one round.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct Round {
     /// The next user content being collected (tool results, feedback, notices).
     pub(crate) user_content: Vec<ContentBlock>,
@@ -138,17 +136,12 @@ pub(crate) struct Round {
     pub(crate) stream_id: u64,
     /// Where the stream is.
     pub(crate) stream: StreamPhase,
-    #[serde(skip)]
     pub(crate) decoder: Option<StreamDecoder>,
-    #[serde(skip)]
     pub(crate) parser: IncrementalParser,
-    #[serde(skip)]
     pub(crate) natives: ToolCallAssembler,
-    /// The reply text, filled only for a snapshot (the parser holds it otherwise).
-    #[serde(default)]
+    /// The reply text read from a snapshot, until [`Round::restore`] rebuilds the parser.
     pub(crate) saved_text: String,
-    /// The native calls' pieces, filled only for a snapshot.
-    #[serde(default)]
+    /// The native calls read from a snapshot, until [`Round::restore`] rebuilds the assembler.
     pub(crate) saved_natives: Vec<ToolCall>,
     /// Reasoning so far.
     pub(crate) reasoning: String,

@@ -35,7 +35,7 @@ pub struct TaskUsage {
 }
 
 /// Where the task is between rounds, named after what it waits for.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default)]
 pub(crate) enum Phase {
     /// `start` was not called yet.
     #[default]
@@ -61,12 +61,10 @@ pub(crate) enum Phase {
 }
 
 /// Everything of a task but its phase, so that the phase can be borrowed beside it.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct Ctx {
     pub(crate) config: TaskConfig,
-    #[serde(skip)]
     pub(crate) tools: Rc<ToolSet>,
-    #[serde(skip)]
     pub(crate) describer: Describer,
     pub(crate) now: u64,
     pub(crate) transcript: Transcript,
@@ -83,19 +81,14 @@ pub(crate) struct Ctx {
     pub(crate) initial_checkpoint: Option<u64>,
     pub(crate) rounds: u64,
     pub(crate) wake: Option<u64>,
-    #[serde(skip)]
     pub(crate) effects: VecDeque<Effect>,
     /// How many history messages [`Task::snapshot_changes`] already gave.
-    #[serde(skip)]
     pub(crate) persisted_history: usize,
     /// Restored and not yet resumed: [`Task::resume`] reissues what it waits for.
-    #[serde(skip)]
     pub(crate) resume_pending: bool,
     /// An input came since the last [`Effect::Persist`].
-    #[serde(skip)]
     pub(crate) persist_due: bool,
     /// History length at the last [`Effect::Persist`].
-    #[serde(skip)]
     pub(crate) persist_history: usize,
 }
 
