@@ -11,7 +11,7 @@ export {
 } from "./clew.js";
 export { AssistantMessageParser } from "./parser.js";
 import { Task } from "./clew.js";
-import { mergeSnapshot } from "./snapshot.js";
+import { mergeSnapshot } from "__BOUNDARY_MODULE__";
 
 Task.mergeSnapshot = mergeSnapshot;
 export { ToolCallAssembler } from "./assembler.js";

@@ -5,7 +5,7 @@
 import init, * as wasm from "./clew.js";
 import { AssistantMessageParser as Parser } from "./parser.js";
 import { ToolCallAssembler as Assembler } from "./assembler.js";
-import { mergeSnapshot } from "./snapshot.js";
+import { mergeSnapshot } from "__BOUNDARY_MODULE__";
 
 export { ClewError, ClewStreamError, ClewTaskError } from "__ERRORS_MODULE__";
 
@@ -98,9 +98,7 @@ export class Task {
     return new Task(WRAPPED, wasm.Task.fromHistory(saved, options));
   }
 
-  static mergeSnapshot(stored, changes) {
-    return mergeSnapshot(stored, changes);
-  }
+  static mergeSnapshot = mergeSnapshot;
 
   // NOTE: a task made before `ready` and not started has no state to snapshot or resume;
   // made after, it is the wasm class, whose methods say so.

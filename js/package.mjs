@@ -18,9 +18,11 @@ const snippet = readdirSync(join(pkg, "snippets")).find((dir) => {
 if (!snippet) throw new Error("[build] snippets/*/js/errors.js not found in " + pkg);
 const errorsModule = `./snippets/${snippet}/js/errors.js`;
 
-const entries = ["node.js", "browser.js", "workerd.js", "edge-light.js", "inline.js", "api.js", "parser.js", "assembler.js", "snapshot.js"];
+const entries = ["node.js", "browser.js", "workerd.js", "edge-light.js", "inline.js", "api.js", "parser.js", "assembler.js"];
 for (const file of entries) {
-  const text = readFileSync(join(root, "js", file), "utf8").replaceAll("__ERRORS_MODULE__", errorsModule);
+  const text = readFileSync(join(root, "js", file), "utf8")
+    .replaceAll("__ERRORS_MODULE__", errorsModule)
+    .replaceAll("__BOUNDARY_MODULE__", `./snippets/${snippet}/js/boundary.js`);
   writeFileSync(join(pkg, file), text);
 }
 // Every class the bindings export checks that its object is alive (js/boundary.js).
