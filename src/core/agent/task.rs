@@ -125,7 +125,6 @@ impl Task {
     ///
     /// # Errors
     /// A [`ConfigError`] naming the first setting that cannot work.
-    #[inline(never)]
     pub fn new(config: TaskConfig) -> Result<Self, ConfigError> {
         let tools = Rc::new(config.validate()?);
         Ok(Self { ctx: Ctx { config, tools, ..Ctx::default() }, phase: Phase::NotStarted })

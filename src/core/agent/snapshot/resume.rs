@@ -126,7 +126,6 @@ impl Task {
     /// Checks what a restored state refers to, so that nothing later reads past an end:
     /// pending asks are asks of the transcript, blocks exist in the rebuilt parser, the
     /// deleted range lies in the history.
-    #[inline(never)]
     pub(super) fn check_restored(&mut self) -> Result<(), String> {
         let transcript = &self.ctx.transcript;
         let is_ask = |ts: u64| transcript.get(ts).is_some_and(|m| matches!(m.kind, MessageKind::Ask(_)));
