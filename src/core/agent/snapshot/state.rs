@@ -351,7 +351,9 @@ pub(super) fn state(v: &mut dyn Visit, ctx: &mut Ctx, task_phase: &mut Phase, la
     v.pairs("params", &mut params);
     small(v, "count", &mut count);
     v.end();
-    ctx.identical = Repeats::from_parts(&name, &params, count);
+    if v.reading() {
+        ctx.identical = Repeats::from_parts(&name, &params, count);
+    }
     v.number("nextId", &mut ctx.next_id);
     v.optional("initialCheckpoint", &mut ctx.initial_checkpoint);
     v.number("rounds", &mut ctx.rounds);

@@ -110,6 +110,26 @@ impl Writer {
         self.text.push_str(text);
     }
 
+    /// The decimal digits of `value`, written without the formatting machinery (a snapshot
+    /// writes some fifty numbers at every persist).
+    fn digits(&mut self, mut value: u64) {
+        let mut buffer = [0u8; 20];
+        let mut at = buffer.len();
+        loop {
+            at -= 1;
+            if let Some(slot) = buffer.get_mut(at) {
+                *slot = b'0' + (value % 10) as u8;
+            }
+            value /= 10;
+            if value == 0 || at == 0 {
+                break;
+            }
+        }
+        for &digit in buffer.get(at..).unwrap_or_default() {
+            self.text.push(char::from(digit));
+        }
+    }
+
     /// A string member (without the copy [`Visit::text`] would need).
     pub(super) fn string(&mut self, key: &str, value: &str) {
         self.key(key);
@@ -135,7 +155,8 @@ impl Visit for Writer {
     }
 
     fn number(&mut self, key: &str, value: &mut u64) {
-        self.raw(key, &value.to_string());
+        self.key(key);
+        self.digits(*value);
     }
 
     fn optional(&mut self, key: &str, value: &mut Option<u64>) {
@@ -192,13 +213,19 @@ impl Visit for Writer {
     }
 
     fn cost(&mut self, key: &str, value: &mut Option<f64>) {
-        let mut bits = value.map(|v| v.to_bits().to_string());
-        self.optional_text(key, &mut bits);
+        match value {
+            Some(cost) => {
+                self.key(key);
+                self.text.push('"');
+                self.digits(cost.to_bits());
+                self.text.push('"');
+            }
+            None => self.raw(key, "null"),
+        }
     }
 
     fn tag(&mut self, key: &str, names: &[&str], index: usize) -> usize {
-        let mut name = names.get(index).copied().unwrap_or_default().to_owned();
-        self.text(key, &mut name);
+        self.string(key, names.get(index).copied().unwrap_or_default());
         index
     }
 
