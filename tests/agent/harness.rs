@@ -146,25 +146,8 @@ impl Harness {
                     return self;
                 }
             }
-            if let Some(event) = self.queue.pop_front() {
-                self.now += self.step;
-                let stream = match &event {
-                    Event::Bytes(id, _) => Some(*id),
-                    _ => None,
-                };
-                self.deliver(event);
-                if let Some(id) = stream {
-                    self.queue_next_read(id);
-                }
-                continue;
-            }
-            match self.wake {
-                Some(at) => {
-                    self.now = self.now.max(at);
-                    self.wake = None;
-                    self.task.handle(self.now, clew::agent::Event::Timer);
-                }
-                None => return self,
+            if !self.next_event() {
+                return self;
             }
         }
     }
@@ -172,6 +155,12 @@ impl Harness {
     /// Performs pending effects, then delivers one event (or the due wake-up).
     pub fn step_once(&mut self) {
         self.drain();
+        self.next_event();
+        self.drain();
+    }
+
+    /// Delivers the next queued event, or else the due wake-up; false when there is neither.
+    fn next_event(&mut self) -> bool {
         if let Some(event) = self.queue.pop_front() {
             self.now += self.step;
             let stream = match &event {
@@ -182,11 +171,12 @@ impl Harness {
             if let Some(id) = stream {
                 self.queue_next_read(id);
             }
-        } else if let Some(at) = self.wake.take() {
-            self.now = self.now.max(at);
-            self.task.handle(self.now, clew::agent::Event::Timer);
+            return true;
         }
-        self.drain();
+        let Some(at) = self.wake.take() else { return false };
+        self.now = self.now.max(at);
+        self.task.handle(self.now, clew::agent::Event::Timer);
+        true
     }
 
     fn queue_next_read(&mut self, id: u64) {
