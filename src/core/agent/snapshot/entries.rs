@@ -6,7 +6,9 @@ use crate::core::conversation::{self, ImageSource};
 use crate::core::json::Json;
 
 use super::super::message::{AskKind, Message, MessageKind, SayKind};
-use super::visit::{Reader, Visit, Writer};
+use super::reader::Reader;
+use super::visit::Visit;
+use super::writer::Writer;
 
 /// `"history": […]`.
 pub(super) fn write_history(w: &mut Writer, messages: &[conversation::Message]) {

@@ -12,9 +12,11 @@
 
 mod entries;
 mod from_history;
+mod reader;
 mod resume;
 mod state;
 mod visit;
+mod writer;
 
 pub(crate) use from_history::resumed_content;
 
@@ -23,7 +25,9 @@ use crate::core::json::Json;
 use super::config::TaskConfig;
 use super::message::Transcript;
 use super::task::Task;
-use visit::{Reader, Visit, Writer};
+use reader::Reader;
+use visit::Visit;
+use writer::Writer;
 
 /// The snapshot format this version writes and reads.
 pub const SNAPSHOT_VERSION: u64 = 1;

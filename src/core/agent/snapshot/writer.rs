@@ -1,0 +1,195 @@
+//! [`Writer`]: the snapshot's walk writing JSON text.
+
+use std::mem::take;
+
+use crate::core::conversation::ContentBlock;
+use crate::core::json::{write_string, Json};
+
+use super::visit::Visit;
+
+/// Writes JSON text.
+pub(super) struct Writer {
+    pub(super) text: String,
+    first: bool,
+    /// The brackets that close what was entered.
+    closers: Vec<char>,
+}
+
+impl Writer {
+    pub(super) fn new() -> Self {
+        Self { text: String::new(), first: true, closers: Vec::new() }
+    }
+
+    /// The separator before a member or item.
+    pub(super) fn next(&mut self) {
+        if !take(&mut self.first) {
+            self.text.push(',');
+        }
+    }
+
+    /// `"key":`.
+    pub(super) fn key(&mut self, key: &str) {
+        self.next();
+        write_string(&mut self.text, key);
+        self.text.push(':');
+    }
+
+    /// Opens an object or array (`{` or `[`).
+    pub(super) fn open(&mut self, bracket: char) {
+        self.text.push(bracket);
+        self.first = true;
+    }
+
+    /// Closes an object or array.
+    pub(super) fn close(&mut self, bracket: char) {
+        self.text.push(bracket);
+        self.first = false;
+    }
+
+    fn raw(&mut self, key: &str, text: &str) {
+        self.key(key);
+        self.text.push_str(text);
+    }
+
+    /// The decimal digits of `value`, written without the formatting machinery (a snapshot
+    /// writes some fifty numbers at every persist).
+    fn digits(&mut self, mut value: u64) {
+        let mut buffer = [0u8; 20];
+        let mut at = buffer.len();
+        loop {
+            at -= 1;
+            if let Some(slot) = buffer.get_mut(at) {
+                *slot = b'0' + (value % 10) as u8;
+            }
+            value /= 10;
+            if value == 0 || at == 0 {
+                break;
+            }
+        }
+        for &digit in buffer.get(at..).unwrap_or_default() {
+            self.text.push(char::from(digit));
+        }
+    }
+
+    /// A string member (without the copy [`Visit::text`] would need).
+    pub(super) fn string(&mut self, key: &str, value: &str) {
+        self.key(key);
+        write_string(&mut self.text, value);
+    }
+
+    /// An array item that is a string.
+    pub(super) fn string_item(&mut self, value: &str) {
+        self.next();
+        write_string(&mut self.text, value);
+    }
+
+    /// An array item holding a JSON value.
+    pub(super) fn json_item(&mut self, value: &Json) {
+        self.next();
+        value.write(&mut self.text);
+    }
+}
+
+impl Visit for Writer {
+    fn reading(&self) -> bool {
+        false
+    }
+
+    fn number(&mut self, key: &str, value: &mut u64) {
+        self.key(key);
+        self.digits(*value);
+    }
+
+    fn optional(&mut self, key: &str, value: &mut Option<u64>) {
+        match value {
+            Some(value) => self.number(key, value),
+            None => self.raw(key, "null"),
+        }
+    }
+
+    fn text(&mut self, key: &str, value: &mut String) {
+        self.string(key, value);
+    }
+
+    fn optional_text(&mut self, key: &str, value: &mut Option<String>) {
+        match value {
+            Some(value) => self.text(key, value),
+            None => self.raw(key, "null"),
+        }
+    }
+
+    fn flag(&mut self, key: &str, value: &mut bool) {
+        self.raw(key, if *value { "true" } else { "false" });
+    }
+
+    fn strings(&mut self, key: &str, value: &mut Vec<String>) {
+        self.key(key);
+        self.open('[');
+        for item in value.iter() {
+            self.string_item(item);
+        }
+        self.close(']');
+    }
+
+    fn pairs(&mut self, key: &str, value: &mut Vec<(String, String)>) {
+        self.key(key);
+        self.open('[');
+        for (name, text) in value.iter() {
+            self.next();
+            self.open('[');
+            self.string_item(name);
+            self.string_item(text);
+            self.close(']');
+        }
+        self.close(']');
+    }
+
+    fn blocks(&mut self, key: &str, value: &mut Vec<ContentBlock>) {
+        self.key(key);
+        self.open('[');
+        for block in value.iter() {
+            self.json_item(&block.to_json());
+        }
+        self.close(']');
+    }
+
+    fn cost(&mut self, key: &str, value: &mut Option<f64>) {
+        match value {
+            Some(cost) => {
+                self.key(key);
+                self.text.push('"');
+                self.digits(cost.to_bits());
+                self.text.push('"');
+            }
+            None => self.raw(key, "null"),
+        }
+    }
+
+    fn tag(&mut self, key: &str, names: &[&str], index: usize) -> usize {
+        self.string(key, names.get(index).copied().unwrap_or_default());
+        index
+    }
+
+    fn begin(&mut self, key: &str) {
+        self.key(key);
+        self.open('{');
+        self.closers.push('}');
+    }
+
+    fn begin_list(&mut self, key: &str, _: &mut usize) {
+        self.key(key);
+        self.open('[');
+        self.closers.push(']');
+    }
+
+    fn item(&mut self, _: usize) {
+        self.next();
+        self.open('{');
+        self.closers.push('}');
+    }
+
+    fn end(&mut self) {
+        let bracket = self.closers.pop().unwrap_or('}');
+        self.close(bracket);
+    }
+}
