@@ -75,6 +75,7 @@ impl IncrementalParser {
         self.scan()
     }
 
+    #[inline]
     fn scan(&mut self) -> usize {
         self.scanner.advance(&self.text, &self.tools);
         self.scanner.take_first_changed()
