@@ -25,6 +25,10 @@ for (const file of entries) {
     .replaceAll("__BOUNDARY_MODULE__", `./snippets/${snippet}/js/boundary.js`);
   writeFileSync(join(pkg, file), text);
 }
+// Modules the entries do not import: the MCP servers' glue (loaded on demand by a task with
+// servers) and `clew/mcp` (imports the MCP SDK, a peer dependency).
+const onDemand = ["mcp-servers.js", "mcp.js", "mcp-workerd.js"];
+for (const file of onDemand) copyFileSync(join(root, "js", file), join(pkg, file));
 // Every class the bindings export checks that its object is alive (js/boundary.js).
 let glue = readFileSync(join(pkg, "clew.js"), "utf8");
 const classes = [...glue.matchAll(/^export class (\w+)/gm)].map((m) => m[1]);
@@ -60,7 +64,7 @@ const snippetFiles = readdirSync(join(pkg, "snippets", snippet), { recursive: tr
   .filter((f) => f.endsWith(".js"))
   .map((f) => join("snippets", snippet, f));
 const nameless = new Set(["clew.js", join("snippets", snippet, "js", "boundary.js")]);
-for (const file of ["clew.js", ...entries, ...snippetFiles]) {
+for (const file of ["clew.js", ...entries, ...onDemand, ...snippetFiles]) {
   const keep = nameless.has(file) ? [] : ["--keep-names"];
   execFileSync(esbuild, [join(pkg, file), "--minify", ...keep, "--allow-overwrite", `--outfile=${join(pkg, file)}`,
     "--log-level=error"], { stdio: "inherit" });
@@ -81,6 +85,7 @@ writeFileSync(join(pkg, "index.d.ts"), types);
 writeFileSync(join(pkg, "index.d.cts"), types);
 rmSync(join(pkg, "clew.d.ts"), { force: true });
 copyFileSync(join(root, "js", "README.md"), join(pkg, "README.md"));
+copyFileSync(join(root, "js", "mcp.d.ts"), join(pkg, "mcp.d.ts"));
 rmSync(join(pkg, ".gitignore"), { force: true });
 
 const manifest = {
@@ -89,7 +94,7 @@ const manifest = {
   description: generated.description,
   license: generated.license,
   type: "module",
-  files: ["clew.js", "clew_bg.wasm", "clew_bg.wasm.d.ts", "clew_wasm_base64.js", "snippets/", ...entries, "index.cjs", "index.d.ts", "index.d.cts", "README.md"],
+  files: ["clew.js", "clew_bg.wasm", "clew_bg.wasm.d.ts", "clew_wasm_base64.js", "snippets/", ...entries, ...onDemand, "index.cjs", "index.d.ts", "index.d.cts", "mcp.d.ts", "README.md"],
   types: "./index.d.ts",
   main: "./index.cjs",
   module: "./inline.js",
@@ -108,12 +113,18 @@ const manifest = {
       require: { types: "./index.d.cts", default: "./index.cjs" },
       default: { types: "./index.d.ts", default: "./inline.js" },
     },
+    "./mcp": {
+      workerd: { types: "./mcp.d.ts", default: "./mcp-workerd.js" },
+      default: { types: "./mcp.d.ts", default: "./mcp.js" },
+    },
     "./clew_bg.wasm": "./clew_bg.wasm",
     "./package.json": "./package.json",
   },
   sideEffects: ["./node.js", "./browser.js", "./workerd.js", "./edge-light.js", "./inline.js", "./index.cjs"],
   keywords: generated.keywords,
   engines: { node: ">=20" },
+  peerDependencies: { "@modelcontextprotocol/sdk": "^1.20.0" },
+  peerDependenciesMeta: { "@modelcontextprotocol/sdk": { optional: true } },
 };
 writeFileSync(join(pkg, "package.json"), JSON.stringify(manifest, null, 2) + "\n");
 console.log(`[build] ${pkg}/package.json written (${manifest.name}@${manifest.version})`);

@@ -21,6 +21,9 @@ function size(file) {
   return sizes.get(file);
 }
 
+/** Modules an entry loads only for a feature in use: listed apart, not in its size. */
+const ON_DEMAND = ["mcp-servers.js"];
+
 /** The files `entry` loads: itself, what it imports (transitively), and the wasm it fetches. */
 function closure(entry, seen = new Set()) {
   if (seen.has(entry)) return seen;
@@ -28,13 +31,15 @@ function closure(entry, seen = new Set()) {
   if (!entry.endsWith(".js") && !entry.endsWith(".cjs")) return seen;
   const text = readFileSync(entry, "utf8");
   const refs = [...text.matchAll(/(?:from\s*|import\s*\(?\s*|new URL\(\s*)["'](\.{1,2}\/[^"']+)["']/g)].map((m) => m[1]);
-  for (const ref of refs) closure(resolve(dirname(entry), ref), seen);
+  // NOTE: mcp-servers.js loads only in a task that has MCP servers (js/boundary.js
+  // `clew_mcp`): an entry's size is what every page pays.
+  for (const ref of refs.filter((r) => !ON_DEMAND.some((f) => r.endsWith(f)))) closure(resolve(dirname(entry), ref), seen);
   return seen;
 }
 
 const kb = (n) => `${(n / 1000).toFixed(1)} KB`;
 const rows = [];
-for (const name of ["clew_bg.wasm", "clew.js", "api.js", "parser.js", "assembler.js", "browser.js", "inline.js", "clew_wasm_base64.js", "node.js", "workerd.js", "edge-light.js", "index.cjs"]) {
+for (const name of ["clew_bg.wasm", "clew.js", "api.js", "parser.js", "assembler.js", "browser.js", "inline.js", "clew_wasm_base64.js", "node.js", "workerd.js", "edge-light.js", "index.cjs", ...ON_DEMAND, "mcp.js"]) {
   if (!existsSync(join(dir, name))) continue;
   const { raw, gz } = size(join(dir, name));
   rows.push(`| ${name} | ${raw} | ${gz} |`);

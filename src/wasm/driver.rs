@@ -139,6 +139,16 @@ impl Driver {
                 }
             }
             Effect::Ask(message) => self.ask(message),
+            Effect::ListMcpServers { id } => {
+                // NOTE: the glue's `list` gives the catalog, or "" when nothing changed.
+                let list = self.callback(|c| c.mcp_list.clone());
+                let result = list.map_or(Ok(JsValue::UNDEFINED), |list| call(&list, &JsValue::UNDEFINED));
+                let me = Rc::clone(self);
+                spawn(Box::pin(async move {
+                    let catalog = settle(result).await.ok().and_then(|v| v.as_string()).unwrap_or_default();
+                    me.handle(|m, now| m.handle_mcp_servers(now, id, &catalog));
+                }));
+            }
             Effect::RunTool { id, name, params } => self.run_tool(id, name, params),
             Effect::CancelTool { id } => {
                 // NOTE: no borrow is held while `abort()` runs the signal's listeners (user code).

@@ -126,7 +126,8 @@ pub(super) fn tool_output_from_js(value: &JsValue) -> ToolOutput {
     }
     let text = get(value, "text");
     if let Some(text) = text.as_string() {
-        return ToolOutput { text, images: images_from_js(&get(value, "images")), is_error: false };
+        let is_error = get(value, "isError").is_truthy();
+        return ToolOutput { text, images: images_from_js(&get(value, "images")), is_error };
     }
     let json = js_sys::JSON::stringify(value).ok().and_then(|s| s.as_string()).unwrap_or_default();
     ToolOutput::text(json)

@@ -12,14 +12,14 @@ use wasm_bindgen::JsCast;
 
 use super::error::{type_error, Code};
 use super::task_convert::get;
-use crate::core::agent::{Slot, TaskConfig, TaskOptions};
+use crate::core::agent::{Slot, TaskConfig, TaskOptions, ACCESS_MCP_RESOURCE, USE_MCP_TOOL};
 use crate::core::json::Json;
 use crate::core::request::ModelSettings;
 
 #[wasm_bindgen(module = "/js/boundary.js")]
 extern "C" {
-    /// `{ok: true, json, fns}` (the options as JSON, functions replaced by `{"$fn": n}`),
-    /// or `{ok: false, error}`.
+    /// `{ok: true, json, fns, mcp}` (the options as JSON, functions replaced by `{"$fn": n}`,
+    /// and the MCP servers' glue when there are servers), or `{ok: false, error}`.
     fn clew_options(options: &JsValue) -> JsValue;
 }
 
@@ -35,6 +35,9 @@ pub(super) struct Callbacks {
     pub(super) checkpoint_initial: Option<Function>,
     pub(super) hooks: [Option<Function>; 5],
     pub(super) persist: Option<Function>,
+    /// The MCP servers' glue's `list` (catalog JSON, or "" when nothing changed), when the
+    /// task has servers.
+    pub(super) mcp_list: Option<Function>,
 }
 
 /// Everything `new Task(options)` reads, with the user's functions.
@@ -60,11 +63,20 @@ pub(super) fn read(options: &JsValue) -> Result<JsTaskOptions, JsValue> {
     // only functions in it; a slot that is not one is dropped (never reached).
     let function = |slot: Option<Slot>| slot.and_then(|n| fns.get(n).dyn_into::<Function>().ok());
     let slots = options.callbacks;
-    let tools = slots
+    let mut tools: Vec<_> = slots
         .tools
         .into_iter()
         .filter_map(|tool| Some((tool.name, function(Some(tool.execute))?, function(tool.describe))))
         .collect();
+    // NOTE: `clew_options` made the MCP servers' glue (js/boundary.js `clew_mcp`); the two
+    // reference tools run as any tool does, through it.
+    let mcp = get(&copy, "mcp");
+    let method = |name: &str| get(&mcp, name).dyn_into::<Function>().ok();
+    for (name, run) in [(USE_MCP_TOOL, "call"), (ACCESS_MCP_RESOURCE, "read")] {
+        if let Some(run) = method(run) {
+            tools.push((name.to_owned(), run, None));
+        }
+    }
     let callbacks = Callbacks {
         say: function(slots.say),
         ask: function(slots.ask),
@@ -75,6 +87,7 @@ pub(super) fn read(options: &JsValue) -> Result<JsTaskOptions, JsValue> {
         checkpoint_initial: function(slots.checkpoint_initial),
         hooks: slots.hooks.map(function),
         persist: function(slots.persist),
+        mcp_list: method("list"),
     };
     Ok(JsTaskOptions { config: options.config, model: options.model, callbacks })
 }

@@ -159,9 +159,9 @@ export interface TaskMessage {
   /** Unique and strictly increasing within a task; a partial update carries the ts of the message it updates. */
   ts: number;
   type: "say" | "ask";
-  /** The reference's say kind: "task", "text", "reasoning", "tool", "completion_result", "error", "error_retry", "api_req_started", "user_feedback"… */
+  /** The reference's say kind: "task", "text", "reasoning", "tool", "completion_result", "error", "error_retry", "api_req_started", "user_feedback", "use_mcp_server", "mcp_server_request_started", "mcp_server_response"… */
   say?: string;
-  /** The reference's ask kind: "tool", "followup", "completion_result", "api_req_failed", "mistake_limit_reached". */
+  /** The reference's ask kind: "tool", "use_mcp_server", "followup", "completion_result", "api_req_failed", "mistake_limit_reached", "resume_task", "resume_completed_task". */
   ask?: string;
   text?: string;
   /** Data URLs (or web addresses). */
@@ -178,7 +178,7 @@ export interface AskAnswer {
 }
 
 /** A tool's result: text, or text with images (data URLs). */
-export type ToolResult = string | { text: string; images?: string[] };
+export type ToolResult = string | { text: string; images?: string[]; isError?: boolean };
 
 /** A tool the model may call. */
 export interface TaskTool {
@@ -257,6 +257,34 @@ export interface TaskOptions {
    * `"round"`). A throw or rejection ends the task `failed` (`CLEW_PERSIST_FAILED`).
    */
   persist?: (changes: TaskSnapshotChanges, info: { reason: PersistReason; wakeAt?: number }) => void | Promise<void>;
+  /**
+   * MCP servers whose tools and resources the model may use (Cline's `use_mcp_tool` and
+   * `access_mcp_resource`; in native mode each tool is sent as `<name>0mcp0<tool>`). They are
+   * listed before the first request (10 s at most; a server that fails is reported with an
+   * `error` say and left out) and again when one says its tools changed.
+   */
+  mcpServers?: McpServerOption[];
+}
+
+/** An MCP server of `TaskOptions.mcpServers`. */
+export interface McpServerOption {
+  /** 1 to 64 letters, digits, `_` or `-`: the `server_name` the model writes. */
+  name: string;
+  /** A connected client of `@modelcontextprotocol/sdk` (`clew/mcp`'s `connectMcpServer` makes one), or any object with its methods. */
+  client: McpClient;
+  /** The server's tools that run without asking (tools that declare `readOnlyHint` also do with `autoApprove.readOnly`). */
+  autoApprove?: string[];
+  /** Cancel a call (the server is told) and report a failure after this many milliseconds (default 60000). */
+  timeoutMs?: number;
+}
+
+/** What clew uses of an MCP client (the official SDK's `Client` has it all). */
+export interface McpClient {
+  listTools(params?: { cursor?: string }): Promise<{ tools: { name: string; description?: string; inputSchema?: object; annotations?: { readOnlyHint?: boolean } }[]; nextCursor?: string }>;
+  callTool(params: { name: string; arguments?: Record<string, unknown> }, resultSchema?: unknown, options?: { signal?: AbortSignal; timeout?: number }): Promise<unknown>;
+  listResources?(params?: { cursor?: string }): Promise<{ resources: { uri: string; name?: string; description?: string }[]; nextCursor?: string }>;
+  listResourceTemplates?(params?: { cursor?: string }): Promise<{ resourceTemplates: { uriTemplate: string; name?: string; description?: string }[]; nextCursor?: string }>;
+  readResource?(params: { uri: string }, options?: { signal?: AbortSignal; timeout?: number }): Promise<unknown>;
 }
 
 /** Why `options.persist` was called. */

@@ -5,6 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::mcp::{McpServer, ACCESS_MCP_RESOURCE, USE_MCP_TOOL};
 use crate::core::json::Json;
 use crate::core::parser::{ToolSet, ToolSetError};
 use crate::core::stream::model::ModelInfo;
@@ -210,6 +211,12 @@ pub struct TaskConfig {
     pub persist: bool,
     /// Which hooks exist.
     pub hooks: HookSet,
+    /// Whether the options have MCP servers (the host lists them).
+    pub mcp_configured: bool,
+    /// The connected MCP servers, as the host's listing found them
+    /// ([`Task::handle_mcp_servers`](super::Task::handle_mcp_servers)).
+    #[serde(skip)]
+    pub mcp_servers: Vec<McpServer>,
 }
 
 /// Consecutive mistakes before the user is asked how to go on (the reference's default).
@@ -238,6 +245,8 @@ impl Default for TaskConfig {
             checkpoints: false,
             persist: false,
             hooks: HookSet::default(),
+            mcp_configured: false,
+            mcp_servers: Vec::new(),
         }
     }
 }
@@ -280,6 +289,15 @@ impl TaskConfig {
         }
         for param in ["result", "question", "options"] {
             set.add_param(param).map_err(|e| error("tools".into(), &named(e)))?;
+        }
+        // NOTE: the MCP tools are known while a server is connected (valid names: adding them
+        // cannot fail); the options reader refuses user tools of the same names.
+        if !self.mcp_servers.is_empty() {
+            let _ = set.add_tool(USE_MCP_TOOL);
+            let _ = set.add_tool(ACCESS_MCP_RESOURCE);
+            for param in ["server_name", "tool_name", "arguments", "uri"] {
+                let _ = set.add_param(param);
+            }
         }
         for (i, tool) in self.tools.iter().enumerate() {
             if set.tool_id(&tool.name).is_some() {

@@ -49,6 +49,13 @@ pub enum Effect {
         /// request instead of converting the whole history every round.
         unchanged: Vec<Option<usize>>,
     },
+    /// List the MCP servers (options with servers, before each request: the stream opens
+    /// after) and answer with [`Task::handle_mcp_servers`](super::Task::handle_mcp_servers):
+    /// the catalog, or an empty text when nothing changed since the last one.
+    ListMcpServers {
+        /// The listing's id (the id of the stream that waits), for the answer.
+        id: u64,
+    },
     /// Stop reading stream `stream` and cancel its request.
     CancelStream {
         /// The stream's id.

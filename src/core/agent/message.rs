@@ -58,6 +58,13 @@ kinds!(
         Info = "info",
         /// A hook ran.
         HookStatus = "hook_status",
+        /// A call of an MCP server's tool or resource that runs without asking (JSON text
+        /// `{type, serverName, toolName?, arguments?, uri?}`).
+        UseMcpServer = "use_mcp_server",
+        /// An MCP call started.
+        McpServerRequestStarted = "mcp_server_request_started",
+        /// What an MCP server answered (text and images).
+        McpServerResponse = "mcp_server_response",
         /// A kind clew does not emit, kept from a transcript given to `Task::from_history`
         /// (its name is in [`Message::other_kind`]).
         Other = "other",
@@ -73,6 +80,9 @@ kinds!(
         CompletionResult = "completion_result",
         /// Approve a tool call (JSON text).
         Tool = "tool",
+        /// Approve a call of an MCP server's tool or resource (JSON text `{type, serverName,
+        /// toolName?, arguments?, uri?}`).
+        UseMcpServer = "use_mcp_server",
         /// A request failed: retry it?
         ApiReqFailed = "api_req_failed",
         /// The model keeps making mistakes: go on?

@@ -15,6 +15,7 @@ use super::message::{AskKind, MessageKind, SayKind};
 use super::round_state::{Item, Paced, Received, Round, Skip, StreamPhase, Wait};
 use super::task::Ctx;
 use super::texts;
+use super::mcp;
 use super::tool_job;
 use crate::core::json::Json;
 use crate::core::stream::Chunk;
@@ -143,10 +144,18 @@ impl Ctx {
                 let text = Json::object().with("question", value("question")).with("options", value("options"));
                 Some((MessageKind::Ask(AskKind::Followup), text.to_string()))
             }
+            name if mcp::is_mcp_call(&self.config, name) => {
+                let kind = if tool_job::auto_approved(&self.config, name, &params) {
+                    MessageKind::Say(SayKind::UseMcpServer)
+                } else {
+                    MessageKind::Ask(AskKind::UseMcpServer)
+                };
+                Some((kind, mcp::approval_text(name, &value)))
+            }
             name if self.config.tool(name).is_some() => {
-                let params = Json::from_members(params.iter().map(|(k, _)| (k.clone(), Json::from(value(k)))));
-                let text = Json::object().with("tool", name).with("params", params).to_string();
-                let kind = if tool_job::auto_approved(&self.config, name) {
+                let params_json = Json::from_members(params.iter().map(|(k, _)| (k.clone(), Json::from(value(k)))));
+                let text = Json::object().with("tool", name).with("params", params_json).to_string();
+                let kind = if tool_job::auto_approved(&self.config, name, &params) {
                     MessageKind::Say(SayKind::Tool)
                 } else {
                     MessageKind::Ask(AskKind::Tool)

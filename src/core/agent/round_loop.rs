@@ -227,8 +227,7 @@ impl Task {
             deadline: self.ctx.config.timeouts.first_byte_ms.map(|ms| self.ctx.now.saturating_add(ms)),
             received: Received::Nothing,
         };
-        let (request, unchanged) = self.ctx.model_request();
-        self.ctx.effects.push_back(Effect::OpenStream { stream: round.stream_id, request, unchanged });
+        self.ctx.push_open_stream(round.stream_id);
     }
 
     /// A round whose blocks are all handled: the next user content, the empty-reply path, or

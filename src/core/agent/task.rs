@@ -90,6 +90,8 @@ pub(crate) struct Ctx {
     pub(crate) persist_due: bool,
     /// History length at the last [`Effect::Persist`].
     pub(crate) persist_history: usize,
+    /// The stream that waits for the MCP servers' listing ([`Effect::ListMcpServers`]).
+    pub(crate) mcp_listing: Option<u64>,
 }
 
 /// The agent loop as a state machine: events in, effects out, no IO and no clock.

@@ -3,6 +3,7 @@
 //! byte for byte (`[Response interrupted by user]`, `Failure: I did not provide a response.`).
 
 use super::config::{ParamSpec, TaskConfig, ToolCalling, ASK_FOLLOWUP_QUESTION, ATTEMPT_COMPLETION};
+use super::mcp;
 
 /// Appended to a reply the user cancelled.
 pub const INTERRUPTED_BY_USER: &str = "\n\n[Response interrupted by user]";
@@ -173,24 +174,30 @@ pub fn mistake_limit_guidance() -> &'static str {
 }
 
 fn builtin_params(name: &str) -> Vec<ParamSpec> {
-    let param = |name: &str, description: &str, required| ParamSpec {
-        name: name.into(),
-        description: description.into(),
-        required,
-    };
-    match name {
-        ATTEMPT_COMPLETION => vec![param("result", "The final result of the task, for the user.", true)],
-        _ => vec![
-            param("question", "The question for the user.", true),
-            param("options", "Optional: a JSON array of 2 to 5 answers the user may pick.", false),
+    let server = ("server_name", "The name of the MCP server.", true);
+    let params: &[(&str, &str, bool)] = match name {
+        ATTEMPT_COMPLETION => &[("result", "The final result of the task, for the user.", true)],
+        ASK_FOLLOWUP_QUESTION => &[
+            ("question", "The question for the user.", true),
+            ("options", "Optional: a JSON array of 2 to 5 answers the user may pick.", false),
         ],
-    }
+        // NOTE: all required (TOOL-FORMAT).
+        mcp::USE_MCP_TOOL => &[
+            server,
+            ("tool_name", "The name of the server's tool.", true),
+            ("arguments", "The tool's input: a JSON object following its input schema.", true),
+        ],
+        mcp::ACCESS_MCP_RESOURCE => &[server, ("uri", "The URI of the resource to read.", true)],
+        _ => &[],
+    };
+    params.iter().map(|&(name, description, required)| ParamSpec { name: name.into(), description: description.into(), required }).collect()
 }
 
-/// The parameters of a tool, built-ins included.
+/// The parameters of a tool, built-ins and (with MCP servers) the MCP tools included.
 pub fn params_of(config: &TaskConfig, name: &str) -> Vec<ParamSpec> {
     match name {
         ATTEMPT_COMPLETION | ASK_FOLLOWUP_QUESTION => builtin_params(name),
+        name if mcp::is_mcp_call(config, name) => builtin_params(name),
         _ => config.tool(name).map(|t| t.parameters.clone()).unwrap_or_default(),
     }
 }
@@ -209,6 +216,16 @@ pub fn all_tools(config: &TaskConfig) -> Vec<(String, String, Vec<ParamSpec>)> {
         "Present the result of the task once it is done. The user may accept it or reply.".into(),
         builtin_params(ATTEMPT_COMPLETION),
     ));
+    // NOTE: in native mode each MCP tool is a tool of its own (`tool_job::definitions`).
+    let mcp_tools = [
+        (mcp::USE_MCP_TOOL, "Call a tool of a connected MCP server.", config.tool_calling == ToolCalling::Xml),
+        (mcp::ACCESS_MCP_RESOURCE, "Read a resource of a connected MCP server.", true),
+    ];
+    for (name, description, offered) in mcp_tools {
+        if offered && !config.mcp_servers.is_empty() {
+            tools.push((name.into(), description.into(), builtin_params(name)));
+        }
+    }
     tools
 }
 
@@ -242,6 +259,7 @@ pub fn system_prompt(config: &TaskConfig) -> String {
             out.push_str(&format!("</{name}>\n"));
         }
     }
+    out.push_str(&mcp::prompt_section(config, xml));
     if let Some(rules) = config.rules.as_deref().filter(|r| !r.trim().is_empty()) {
         out.push_str(&format!("\n# Rules\n\n{rules}\n"));
     }

@@ -3,6 +3,7 @@
 //! provider's call id), and the definitions sent for native tool calling.
 
 use super::config::{TaskConfig, ASK_FOLLOWUP_QUESTION};
+use super::mcp;
 use super::round_state::{Item, Round, ToolJob};
 use super::task::Ctx;
 use super::texts;
@@ -12,10 +13,19 @@ use crate::core::parser::REFERENCE_TOOLS;
 use crate::core::request::ToolDefinition;
 use crate::core::stream::NativeToolCall;
 
-/// Whether `name` runs without asking.
-pub(crate) fn auto_approved(config: &TaskConfig, name: &str) -> bool {
+/// Whether a call of `name` with `params` runs without asking.
+pub(crate) fn auto_approved(config: &TaskConfig, name: &str, params: &[(String, String)]) -> bool {
     let read_only = config.tool(name).is_some_and(|t| t.read_only);
-    config.yolo || config.auto_approve.all || (read_only && config.auto_approve.read_only)
+    config.yolo
+        || config.auto_approve.all
+        || (read_only && config.auto_approve.read_only)
+        || (mcp::is_mcp_call(config, name) && mcp::auto_approved(config, name, params))
+}
+
+/// Whether a call only reads: it need not wait for the initial checkpoint, and runs again
+/// when a restored task was interrupted while it ran.
+pub(crate) fn reads_only(config: &TaskConfig, name: &str, params: &[(String, String)]) -> bool {
+    config.tool(name).is_some_and(|t| t.read_only) || mcp::reads_only(config, name, params)
 }
 
 /// A native call's parameters: string values as they are, others as JSON text.
@@ -28,29 +38,37 @@ pub(crate) fn params_object(call: &NativeToolCall) -> Json {
     Json::from_members(native_params(call).into_iter().map(|(k, v)| (k, Json::String(v))))
 }
 
-/// The tool definitions sent for native tool calling.
+/// The tool definitions sent for native tool calling: the task's tools, then each tool of
+/// the connected MCP servers as `<server>0mcp0<tool>`.
 pub(crate) fn definitions(config: &TaskConfig) -> Vec<ToolDefinition> {
-    texts::all_tools(config)
-        .into_iter()
-        .map(|(name, description, params)| {
-            let schema = config
-                .tool(&name)
-                .and_then(|t| t.input_schema.as_deref())
-                .and_then(|s| Json::parse(s).ok())
-                .unwrap_or_else(|| {
-                    let properties = params.iter().map(|p| {
-                        (p.name.clone(), Json::object().with("type", "string").with("description", &p.description))
-                    });
-                    let required: Vec<Json> =
-                        params.iter().filter(|p| p.required).map(|p| Json::from(&p.name)).collect();
-                    Json::object()
-                        .with("type", "object")
-                        .with("properties", Json::from_members(properties))
-                        .with("required", required)
+    let mut definitions = Vec::new();
+    for (name, description, params) in texts::all_tools(config) {
+        let schema = config
+            .tool(&name)
+            .and_then(|t| t.input_schema.as_deref())
+            .and_then(|s| Json::parse(s).ok())
+            .unwrap_or_else(|| {
+                let properties = params.iter().map(|p| {
+                    (p.name.clone(), Json::object().with("type", "string").with("description", &p.description))
                 });
-            ToolDefinition { name, description, input_schema: schema }
-        })
-        .collect()
+                let required: Vec<Json> = params.iter().filter(|p| p.required).map(|p| Json::from(&p.name)).collect();
+                Json::object()
+                    .with("type", "object")
+                    .with("properties", Json::from_members(properties))
+                    .with("required", required)
+            });
+        definitions.push(ToolDefinition { name, description, input_schema: schema });
+    }
+    for server in mcp::connected(config) {
+        for tool in &server.tools {
+            definitions.push(ToolDefinition {
+                name: mcp::native_name(&server.name, &tool.name),
+                description: tool.description.clone(),
+                input_schema: tool.input_schema.clone(),
+            });
+        }
+    }
+    definitions
 }
 
 /// The name, parameters and provider call id (native calls) of the block `item`.
@@ -65,7 +83,20 @@ pub(crate) fn call_of(round: &Round, item: Item) -> (String, Vec<(String, String
             None => (String::new(), Vec::new(), None),
         },
         Item::Native(n) => match round.natives.calls().get(n) {
-            Some(call) => (call.name.clone(), native_params(call), Some(call.id.clone())),
+            Some(call) => match mcp::split_native_name(&call.name) {
+                // NOTE: a server tool's native call runs as use_mcp_tool (AGENT-LOOP §6.4).
+                Some((server, tool)) => {
+                    let raw = call.arguments.raw().trim();
+                    let arguments = if raw.is_empty() { "{}" } else { raw };
+                    let params = vec![
+                        ("server_name".to_owned(), server.to_owned()),
+                        ("tool_name".to_owned(), tool.to_owned()),
+                        ("arguments".to_owned(), arguments.to_owned()),
+                    ];
+                    (mcp::USE_MCP_TOOL.to_owned(), params, Some(call.id.clone()))
+                }
+                None => (call.name.clone(), native_params(call), Some(call.id.clone())),
+            },
             None => (String::new(), Vec::new(), None),
         },
     }

@@ -15,7 +15,8 @@ use super::task::Ctx;
 use super::texts;
 use crate::core::conversation::{Content, ContentBlock};
 
-use super::tool_job::{auto_approved, get, result_blocks, result_blocks_raw};
+use super::mcp;
+use super::tool_job::{auto_approved, get, reads_only, result_blocks, result_blocks_raw};
 use crate::core::json::Json;
 
 /// Identical calls in a row after which the next round starts at the mistake limit.
@@ -26,7 +27,8 @@ impl Ctx {
     pub(crate) fn start_tool(&mut self, round: &mut Round, job: ToolJob) {
         let known = job.name == ATTEMPT_COMPLETION
             || job.name == ASK_FOLLOWUP_QUESTION
-            || self.config.tool(&job.name).is_some();
+            || self.config.tool(&job.name).is_some()
+            || mcp::is_mcp_call(&self.config, &job.name);
         if !known {
             let names: Vec<String> = texts::all_tools(&self.config).into_iter().map(|(n, ..)| n).collect();
             self.mistakes += 1;
@@ -43,13 +45,23 @@ impl Ctx {
             self.push_result(round, &job, result_blocks_raw(&job, text));
             return;
         }
+        // NOTE: a missing parameter, or an MCP call that cannot run (no such server or tool,
+        // arguments that are not a JSON object, a required argument missing), is a mistake.
         let spec = texts::params_of(&self.config, &job.name);
-        if let Some(missing) = spec.iter().find(|p| p.required && get(&job, &p.name).trim().is_empty()) {
+        let problem = match spec.iter().find(|p| p.required && get(&job, &p.name).trim().is_empty()) {
+            Some(missing) => Some((
+                texts::missing_param_notice(&job.name, &missing.name),
+                texts::missing_param(&job.name, &missing.name, job.call_id.is_some()),
+            )),
+            None if mcp::is_mcp_call(&self.config, &job.name) => {
+                mcp::check_call(&self.config, &job.name, &job.params).map(|p| (p.clone(), texts::tool_error(&p)))
+            }
+            None => None,
+        };
+        if let Some((notice, text)) = problem {
             self.mistakes += 1;
             self.finish_block_message(round);
-            self.say(SayKind::Error, texts::missing_param_notice(&job.name, &missing.name));
-            let native = job.call_id.is_some();
-            let text = texts::missing_param(&job.name, &missing.name, native);
+            self.say(SayKind::Error, notice);
             self.push_result(round, &job, result_blocks_raw(&job, text));
             return;
         }
@@ -77,8 +89,7 @@ impl Ctx {
                 round.wait = Wait::Followup { ask_ts, job };
             }
             name => {
-                let read_only = self.config.tool(name).is_some_and(|t| t.read_only);
-                if !read_only && self.initial_checkpoint.is_some() {
+                if !reads_only(&self.config, name, &job.params) && self.initial_checkpoint.is_some() {
                     round.wait = Wait::Checkpoint(job);
                 } else {
                     self.before_approval(round, job);
@@ -108,22 +119,36 @@ impl Ctx {
     }
 
     fn approve(&mut self, round: &mut Round, job: ToolJob) {
-        let params = Json::from_members(job.params.iter().map(|(k, v)| (k.clone(), Json::from(v))));
-        let text = Json::object().with("tool", &job.name).with("params", params).to_string();
-        if auto_approved(&self.config, &job.name) {
-            self.final_block_message(round, MessageKind::Say(SayKind::Tool), text);
+        let (say, ask, text) = if mcp::is_mcp_call(&self.config, &job.name) {
+            let text = mcp::approval_text(&job.name, &|k| get(&job, k).to_owned());
+            (SayKind::UseMcpServer, AskKind::UseMcpServer, text)
+        } else {
+            let params = Json::from_members(job.params.iter().map(|(k, v)| (k.clone(), Json::from(v))));
+            (SayKind::Tool, AskKind::Tool, Json::object().with("tool", &job.name).with("params", params).to_string())
+        };
+        if auto_approved(&self.config, &job.name, &job.params) {
+            self.final_block_message(round, MessageKind::Say(say), text);
             self.run(round, job);
         } else {
-            let ask_ts = self.final_block_message(round, MessageKind::Ask(AskKind::Tool), text);
+            let ask_ts = self.final_block_message(round, MessageKind::Ask(ask), text);
             round.wait = Wait::Approval { ask_ts, job };
         }
     }
 
     fn run(&mut self, round: &mut Round, job: ToolJob) {
         let id = self.new_id();
-        let timeout = self.config.tool(&job.name).and_then(|t| t.timeout_ms);
+        let timeout = self.timeout_of(&job);
+        if mcp::is_mcp_call(&self.config, &job.name) {
+            self.say(SayKind::McpServerRequestStarted, String::new());
+        }
         self.effects.push_back(Effect::RunTool { id, name: job.name.clone(), params: job.params.clone() });
         round.wait = Wait::Tool { id, job, deadline: timeout.map(|ms| self.now.saturating_add(ms)) };
+    }
+
+    /// The milliseconds a call of `job` may run: its tool's `timeoutMs` (the host times MCP
+    /// calls itself, by their server's `timeoutMs`).
+    fn timeout_of(&self, job: &ToolJob) -> Option<u64> {
+        self.config.tool(&job.name).and_then(|t| t.timeout_ms)
     }
 
     fn ask_completion(&mut self, round: &mut Round, job: ToolJob) {
@@ -138,6 +163,9 @@ impl Ctx {
             return;
         }
         let Wait::Tool { job, .. } = std::mem::take(&mut round.wait) else { return };
+        if mcp::is_mcp_call(&self.config, &job.name) && !output.is_error {
+            self.say_with_images(SayKind::McpServerResponse, output.text.clone(), output.images.clone());
+        }
         let (text, failed) = if output.is_error {
             let message = format!("Error executing {}: {}", job.name, output.text);
             self.say(SayKind::Error, message.clone());
@@ -163,7 +191,7 @@ impl Ctx {
                 let ms = deadline.saturating_sub(self.now);
                 self.effects.push_back(Effect::CancelTool { id });
                 let limit = match &round.wait {
-                    Wait::Tool { job, .. } => self.config.tool(&job.name).and_then(|t| t.timeout_ms).unwrap_or(ms),
+                    Wait::Tool { job, .. } => self.timeout_of(job).unwrap_or(ms),
                     _ => ms,
                 };
                 self.tool_done(round, id, ToolOutput::error(format!("the tool timed out after {limit} ms")));

@@ -23,6 +23,7 @@ pub(crate) use from_history::resumed_content;
 use crate::core::json::Json;
 
 use super::config::TaskConfig;
+use super::mcp::{McpServer, USE_MCP_TOOL};
 use super::message::Transcript;
 use super::task::Task;
 use reader::Reader;
@@ -76,6 +77,10 @@ impl Task {
         let mut tools = Vec::new();
         for tool in &self.ctx.config.tools {
             tools.push(tool.name.clone());
+        }
+        if !self.ctx.config.mcp_servers.is_empty() {
+            // NOTE: the parser knew the MCP tools; the restored one must too.
+            tools.push(USE_MCP_TOOL.to_owned());
         }
         w.strings("tools", &mut tools);
         if changes {
@@ -138,7 +143,14 @@ impl Task {
         }
         let mut tools = Vec::new();
         r.strings("tools", &mut tools);
-        if let Some(name) = tools.iter().find(|name| !config.tools.iter().any(|t| &t.name == *name)) {
+        let mut config = config;
+        if tools.iter().any(|name| name == USE_MCP_TOOL) && config.mcp_configured {
+            // NOTE: the parser knew the MCP tools: it knows them again (the nameless server
+            // stands for the ones the host lists before the next request).
+            config.mcp_servers.push(McpServer::default());
+        }
+        let known = |name: &String| config.tools.iter().any(|t| &t.name == name) || (name == USE_MCP_TOOL && !config.mcp_servers.is_empty());
+        if let Some(name) = tools.iter().find(|name| !known(name)) {
             return Err(SnapshotError {
                 kind: SnapshotErrorKind::ToolMissing,
                 message: format!("the snapshot's task has the tool \"{name}\", which the options lack"),

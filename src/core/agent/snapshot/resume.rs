@@ -8,6 +8,7 @@ use super::super::message::MessageKind;
 use super::super::round_state::{Item, Received, Round, StreamPhase, Wait};
 use super::super::task::{Ctx, Phase, Task};
 use super::super::texts;
+use super::super::tool_job;
 use crate::core::stream::{StreamDecoder, StreamError, Usage};
 
 impl Ctx {
@@ -22,8 +23,7 @@ impl Ctx {
             deadline: self.config.timeouts.first_byte_ms.map(|ms| self.now.saturating_add(ms)),
             received: Received::Nothing,
         };
-        let (request, unchanged) = self.model_request();
-        self.effects.push_back(Effect::OpenStream { stream: round.stream_id, request, unchanged });
+        self.push_open_stream(round.stream_id);
     }
 }
 
@@ -66,7 +66,9 @@ impl Task {
                 let rerun = match &round.wait {
                     Wait::Tool { id, job, .. } => {
                         let spec = self.ctx.config.tools.iter().find(|t| t.name == job.name);
-                        Some((*id, spec.is_some_and(|t| t.read_only || t.idempotent)))
+                        let again = spec.is_some_and(|t| t.idempotent)
+                            || tool_job::reads_only(&self.ctx.config, &job.name, &job.params);
+                        Some((*id, again))
                     }
                     _ => None,
                 };

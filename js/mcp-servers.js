@@ -1,0 +1,252 @@
+// options.mcpServers at work: lists each server's tools and resources for the task's catalog
+// (src/core/agent/mcp.rs `read_catalog`), notices when a server's tools change, and runs the
+// two reference tools, use_mcp_tool and access_mcp_resource, on the servers. Loaded on demand
+// (js/boundary.js `clew_mcp`): a task without servers never loads it. Every call of a client
+// is guarded: a client that throws, rejects, hangs or disconnects makes a failed listing or
+// an error result, never a crash.
+
+/** How long a server may take to list its tools before the task goes on without it. */
+const LIST_TIMEOUT_MS = 10_000;
+/** How long a call may run when its server has no `timeoutMs` (the reference's default). */
+const CALL_TIMEOUT_MS = 60_000;
+/** Most items read from one paginated listing. */
+const MOST_ITEMS = 10_000;
+const TOOLS_CHANGED = "notifications/tools/list_changed";
+
+/**
+ * The glue for `servers` ([{ name, client, autoApprove, timeoutMs? }]): `list()` (the
+ * catalog's JSON once the servers whose tools changed are listed again, or "" when nothing
+ * changed; each failure is reported once), `call(params, { signal })` and
+ * `read(params, { signal })`.
+ */
+export function mcpServers(servers) {
+  const states = servers.map((server) => ({ ...server, stale: true, connected: false, tools: [], resources: [], templates: [] }));
+  let listing = null;
+  let failures = [];
+  for (const state of states) watch(state);
+
+  function pending() {
+    if (listing) return listing;
+    const stale = states.filter((s) => s.stale);
+    if (stale.length === 0) return null;
+    listing = Promise.all(stale.map(async (state) => {
+      state.stale = false;
+      try {
+        await withTimeout(listServer(state), LIST_TIMEOUT_MS, `it did not list its tools within ${LIST_TIMEOUT_MS / 1000} s`);
+        state.connected = true;
+      } catch (error) {
+        state.connected = false;
+        failures.push({ name: state.name, message: messageOf(error) });
+      }
+    })).then(() => { listing = null; });
+    return listing;
+  }
+
+  function catalog() {
+    const listed = states.filter((s) => s.connected).map((s) => ({
+      name: s.name,
+      prompt: promptOf(s),
+      tools: s.tools.map((tool) => ({ ...tool, autoApprove: s.autoApprove.includes(tool.name) })),
+    }));
+    const text = JSON.stringify({ servers: listed, failures });
+    failures = [];
+    return text;
+  }
+
+  async function call(params, context) {
+    const state = await serverOf(params.server_name);
+    if (!state) return { text: `no connected MCP server is named '${params.server_name}'`, isError: true };
+    let args;
+    try { args = JSON.parse(params.arguments || "{}"); } catch (error) { return { text: `the arguments are not valid JSON: ${messageOf(error)}`, isError: true }; }
+    return timed(state, context, (signal) => state.client.callTool({ name: params.tool_name, arguments: args }, undefined, options(state, signal)).then(toolResult));
+  }
+
+  async function read(params, context) {
+    const state = await serverOf(params.server_name);
+    if (!state) return { text: `no connected MCP server is named '${params.server_name}'`, isError: true };
+    if (typeof state.client.readResource !== "function") return { text: `the MCP server '${state.name}' cannot read resources`, isError: true };
+    return timed(state, context, (signal) => state.client.readResource({ uri: params.uri }, options(state, signal)).then(resourceResult));
+  }
+
+  // The server's tools changed: list it again before the next request. The official SDK's
+  // Client calls `fallbackNotificationHandler` for a notification it has no handler for; a
+  // handler the application set for this one (its own, or the SDK's `listChanged` option) is
+  // wrapped instead.
+  function watch(state) {
+    const client = state.client;
+    const changed = () => { if (state.connected) state.stale = true; };
+    try {
+      const handlers = client._notificationHandlers;
+      const own = handlers instanceof Map ? handlers.get(TOOLS_CHANGED) : undefined;
+      if (typeof own === "function") {
+        handlers.set(TOOLS_CHANGED, (notification) => { changed(); return own(notification); });
+        return;
+      }
+      if ("fallbackNotificationHandler" in client || typeof client.setNotificationHandler === "function") {
+        const fallback = client.fallbackNotificationHandler;
+        client.fallbackNotificationHandler = async (notification) => {
+          if (notification && notification.method === TOOLS_CHANGED) changed();
+          if (typeof fallback === "function") return fallback.call(client, notification);
+        };
+      }
+    } catch {
+      // NOTE: a client that refuses this only misses the refresh.
+    }
+  }
+
+  function list() {
+    const listing = pending();
+    return listing ? listing.then(catalog) : "";
+  }
+
+  /** The server of a call, listed at least once (a restored task may call before a request). */
+  async function serverOf(name) {
+    const state = states.find((s) => s.name === name);
+    if (state && state.stale) await pending();
+    return state && state.connected ? state : undefined;
+  }
+
+  return { list, call, read };
+}
+
+/** The request options of a call: its signal, and the server's timeout for the SDK's own. */
+function options(state, signal) {
+  const timeout = state.timeoutMs || CALL_TIMEOUT_MS;
+  return { signal, timeout, maxTotalTimeout: timeout };
+}
+
+/**
+ * Runs `work(signal)` for at most the server's `timeoutMs`: the signal aborts when the task's
+ * does (abort, the task's end) or the time is up, so the client tells the server to cancel;
+ * the time up is an error result.
+ */
+async function timed(state, context, work) {
+  const ms = state.timeoutMs || CALL_TIMEOUT_MS;
+  const controller = new AbortController();
+  const outer = context && context.signal;
+  const cancel = () => controller.abort(outer.reason);
+  if (outer) { if (outer.aborted) cancel(); else outer.addEventListener("abort", cancel, { once: true }); }
+  let timer;
+  const late = new Promise((resolve) => {
+    timer = setTimeout(() => {
+      controller.abort(new Error("timed out"));
+      resolve({ text: `the MCP server '${state.name}' did not answer within ${ms} ms; the call was cancelled`, isError: true });
+    }, ms);
+  });
+  try {
+    return await Promise.race([work(controller.signal), late]);
+  } finally {
+    clearTimeout(timer);
+    if (outer) outer.removeEventListener("abort", cancel);
+  }
+}
+
+/** A server's part of the system prompt: its tools with their input schemas, its resources. */
+function promptOf(state) {
+  let out = "";
+  if (state.tools.length) {
+    out += "\n### Tools\n";
+    for (const tool of state.tools) out += `- ${tool.name}: ${tool.description}\n    Input schema: ${JSON.stringify(tool.inputSchema)}\n`;
+  }
+  for (const [items, title, key] of [[state.resources, "Resources", "uri"], [state.templates, "Resource templates", "uriTemplate"]]) {
+    if (!items.length) continue;
+    out += `\n### ${title}\n`;
+    for (const item of items) out += `- ${item[key]}${item.name ? ` (${item.name})` : ""}: ${item.description}\n`;
+  }
+  return out;
+}
+
+/** Lists a server's tools, resources and resource templates (the last two when it has them). */
+async function listServer(state) {
+  const client = state.client;
+  if (!client || typeof client.listTools !== "function") throw new TypeError("its client has no listTools method");
+  state.tools = (await paged(client, "listTools", "tools")).filter((t) => t && typeof t.name === "string").map((tool) => ({
+    name: tool.name,
+    description: typeof tool.description === "string" ? tool.description : (tool.title ?? ""),
+    inputSchema: tool.inputSchema && typeof tool.inputSchema === "object" ? tool.inputSchema : { type: "object" },
+    required: Array.isArray(tool.inputSchema && tool.inputSchema.required) ? tool.inputSchema.required.filter((r) => typeof r === "string") : [],
+    readOnly: !!(tool.annotations && tool.annotations.readOnlyHint === true),
+  }));
+  let capabilities;
+  try { capabilities = typeof client.getServerCapabilities === "function" ? client.getServerCapabilities() : undefined; } catch {}
+  const offers = (method) => typeof client[method] === "function" && (capabilities === undefined || !!capabilities.resources);
+  // NOTE: resources are optional: a server that fails to list them still gives its tools.
+  state.resources = offers("listResources")
+    ? await paged(client, "listResources", "resources").then((items) => items.filter((r) => r && typeof r.uri === "string").map((r) => ({
+      uri: r.uri, name: String(r.name ?? ""), description: String(r.description ?? r.mimeType ?? ""),
+    })), () => [])
+    : [];
+  state.templates = offers("listResourceTemplates")
+    ? await paged(client, "listResourceTemplates", "resourceTemplates").then((items) => items.filter((r) => r && typeof r.uriTemplate === "string").map((r) => ({
+      uriTemplate: r.uriTemplate, name: String(r.name ?? ""), description: String(r.description ?? r.mimeType ?? ""),
+    })), () => [])
+    : [];
+}
+
+/** Every item of a paginated listing. */
+async function paged(client, method, key) {
+  const items = [];
+  let cursor;
+  do {
+    const page = await client[method](cursor === undefined ? undefined : { cursor });
+    const got = page && Array.isArray(page[key]) ? page[key] : [];
+    items.push(...got);
+    cursor = page && typeof page.nextCursor === "string" && page.nextCursor !== "" ? page.nextCursor : undefined;
+  } while (cursor !== undefined && items.length < MOST_ITEMS);
+  return items;
+}
+
+/** A tool's result for the task: text joined, images as data URLs, `isError` kept. */
+function toolResult(result) {
+  if (result && !Array.isArray(result.content) && "toolResult" in result) {
+    return { text: stringOf(result.toolResult), isError: false };
+  }
+  const texts = [];
+  const images = [];
+  for (const item of (result && Array.isArray(result.content) ? result.content : [])) content(item, texts, images);
+  if (texts.length === 0 && images.length === 0 && result && result.structuredContent !== undefined) {
+    texts.push(stringOf(result.structuredContent));
+  }
+  return { text: texts.join("\n\n"), images, isError: !!(result && result.isError) };
+}
+
+/** A resource read for the task: each text content, image blobs as images. */
+function resourceResult(result) {
+  const texts = [];
+  const images = [];
+  for (const item of (result && Array.isArray(result.contents) ? result.contents : [])) embedded(item, texts, images);
+  return { text: texts.join("\n\n"), images, isError: false };
+}
+
+function content(item, texts, images) {
+  if (!item || typeof item !== "object") return;
+  switch (item.type) {
+    case "text": texts.push(String(item.text ?? "")); break;
+    case "image": images.push(`data:${item.mimeType || "image/png"};base64,${item.data}`); break;
+    case "audio": texts.push(`[audio: ${item.mimeType || "unknown type"}]`); break;
+    case "resource": embedded(item.resource, texts, images); break;
+    case "resource_link": texts.push(`[resource: ${item.uri}${item.name ? ` (${item.name})` : ""}${item.description ? `: ${item.description}` : ""}]`); break;
+    default: texts.push(stringOf(item));
+  }
+}
+
+function embedded(resource, texts, images) {
+  if (!resource || typeof resource !== "object") return;
+  if (typeof resource.text === "string") texts.push(resource.text);
+  else if (typeof resource.blob === "string" && /^image\//.test(resource.mimeType || "")) images.push(`data:${resource.mimeType};base64,${resource.blob}`);
+  else if (typeof resource.blob === "string") texts.push(`[binary resource ${resource.uri} (${resource.mimeType || "unknown type"}), ${Math.floor(resource.blob.length * 3 / 4)} bytes]`);
+}
+
+function stringOf(value) {
+  try { return typeof value === "string" ? value : JSON.stringify(value); } catch { return String(value); }
+}
+
+function messageOf(error) {
+  return String((error && error.message) || error);
+}
+
+function withTimeout(promise, ms, message) {
+  let timer;
+  const timeout = new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(message)), ms); });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
