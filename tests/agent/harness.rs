@@ -64,6 +64,7 @@ enum Event {
     ToolDone(u64, ToolOutput),
     Checkpoint(u64),
     Hook(u64, HookResult),
+    Mcp(u64, String),
 }
 
 /// The test driver.
@@ -91,6 +92,9 @@ pub struct Harness {
     pub tool_calls: Vec<(String, Vec<(String, String)>)>,
     /// Stop processing events when this returns true (checked before each event).
     pub pause: Option<Box<dyn FnMut(&Task) -> bool>>,
+    /// The MCP catalog the next listing answers (taken: later listings answer "", nothing
+    /// changed, until a test sets it again).
+    pub mcp_catalog: Option<String>,
 }
 
 /// Answers every ask with "yes".
@@ -124,6 +128,7 @@ impl Harness {
             running_tools: Vec::new(),
             tool_calls: Vec::new(),
             pause: None,
+            mcp_catalog: None,
         }
     }
 
@@ -199,6 +204,7 @@ impl Harness {
             Event::ToolDone(id, output) => E::ToolDone { id: *id, output: output.clone() },
             Event::Checkpoint(id) => E::CheckpointSaved { id: *id, ok: true },
             Event::Hook(id, result) => E::HookDone { id: *id, result: result.clone() },
+            Event::Mcp(id, catalog) => E::McpServersListed { id: *id, catalog },
         };
         self.task.handle(now, event);
     }
@@ -251,6 +257,10 @@ impl Harness {
                     if kind != HookKind::TaskCancel {
                         self.queue.push_back(Event::Hook(id, result));
                     }
+                }
+                Effect::ListMcpServers { id } => {
+                    let catalog = self.mcp_catalog.take().unwrap_or_default();
+                    self.queue.push_back(Event::Mcp(id, catalog));
                 }
                 Effect::WakeAt(at) => self.wake = at,
                 _ => {}

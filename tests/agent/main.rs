@@ -15,6 +15,7 @@ mod harness;
 mod abort;
 mod from_history;
 mod loop_rounds;
+mod mcp;
 mod native;
 mod options;
 mod presentation;

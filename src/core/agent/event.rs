@@ -64,6 +64,13 @@ pub enum Event<'a> {
         /// What it answered.
         result: HookResult,
     },
+    /// The MCP servers were listed.
+    McpServersListed {
+        /// The listing's id.
+        id: u64,
+        /// The catalog (JSON text), or empty when nothing changed.
+        catalog: &'a str,
+    },
     /// A wake-up asked for with `WakeAt`.
     Timer,
     /// Abort the task.
@@ -81,6 +88,7 @@ impl Task {
             Event::Start { text, images } => self.start(now, text, images),
             Event::StreamBytes { stream, bytes } => self.handle_stream_bytes(now, stream, bytes),
             Event::StreamEnded { stream } => self.handle_stream_end(now, stream),
+            Event::McpServersListed { id, catalog } => self.handle_mcp_servers(now, id, catalog),
             Event::StreamFailed { stream, error } => self.handle_stream_failed(now, stream, &error),
             Event::AskAnswered { ts, answer } => self.handle_ask_answer(now, ts, answer),
             Event::ToolDone { id, output } => self.handle_tool_done(now, id, output),

@@ -106,11 +106,7 @@ pub(crate) fn read_catalog(text: &str) -> Option<(Vec<McpServer>, Vec<(String, S
                 auto_approve: flag(tool, "autoApprove"),
             });
         }
-        servers.push(McpServer {
-            name: text_of(listed, "name"),
-            tools,
-            prompt: text_of(listed, "prompt"),
-        });
+        servers.push(McpServer { name: text_of(listed, "name"), tools, prompt: text_of(listed, "prompt") });
     }
     let failures = items(&catalog, "failures").iter().map(|f| (text_of(f, "name"), text_of(f, "message"))).collect();
     Some((servers, failures))

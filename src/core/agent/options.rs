@@ -8,8 +8,8 @@ use super::config::{
     AutoApprove, HookSet, Limits, ParamSpec, RetryPolicy, TaskConfig, Timeouts, ToolCalling, ToolSpec,
     DEFAULT_MAX_CONSECUTIVE_MISTAKES, DEFAULT_PRESENTATION_INTERVAL_MS,
 };
-use crate::core::json::fields::{amount, count, flag, list, object, object_member, required, string};
 use super::mcp;
+use crate::core::json::fields::{amount, count, flag, list, object, object_member, required, string};
 use crate::core::json::Json;
 use crate::core::request::{model_info_from_json, ModelSettings};
 use crate::core::stream::model::ModelInfo;
@@ -155,7 +155,8 @@ impl TaskOptions {
         let environment = first.keep(string(options, "options", "environment"));
         let settings = first.keep(ModelSettings::from_json(model, "options.model").map(Some)).unwrap_or_default();
         let (tools, tool_slots) = tools(options, &fns, &mut first);
-        let mcp_configured = !first.keep(list(options, "options", "mcpServers").map(Some)).unwrap_or_default().is_empty();
+        let mcp_configured =
+            !first.keep(list(options, "options", "mcpServers").map(Some)).unwrap_or_default().is_empty();
         if let Some(i) = tools.iter().position(|t| mcp_configured && mcp::is_mcp_tool(&t.name)) {
             first.note(format!("options.tools[{i}].name names a tool of the MCP servers"));
         }

@@ -11,11 +11,11 @@
 
 use super::config::{ASK_FOLLOWUP_QUESTION, ATTEMPT_COMPLETION};
 use super::display::{display_text, without_closing_tag};
+use super::mcp;
 use super::message::{AskKind, MessageKind, SayKind};
 use super::round_state::{Item, Paced, Received, Round, Skip, StreamPhase, Wait};
 use super::task::Ctx;
 use super::texts;
-use super::mcp;
 use super::tool_job;
 use crate::core::json::Json;
 use crate::core::stream::Chunk;

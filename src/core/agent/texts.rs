@@ -190,7 +190,14 @@ fn builtin_params(name: &str) -> Vec<ParamSpec> {
         mcp::ACCESS_MCP_RESOURCE => &[server, ("uri", "The URI of the resource to read.", true)],
         _ => &[],
     };
-    params.iter().map(|&(name, description, required)| ParamSpec { name: name.into(), description: description.into(), required }).collect()
+    params
+        .iter()
+        .map(|&(name, description, required)| ParamSpec {
+            name: name.into(),
+            description: description.into(),
+            required,
+        })
+        .collect()
 }
 
 /// The parameters of a tool, built-ins and (with MCP servers) the MCP tools included.

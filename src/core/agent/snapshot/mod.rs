@@ -149,7 +149,9 @@ impl Task {
             // stands for the ones the host lists before the next request).
             config.mcp_servers.push(McpServer::default());
         }
-        let known = |name: &String| config.tools.iter().any(|t| &t.name == name) || (name == USE_MCP_TOOL && !config.mcp_servers.is_empty());
+        let known = |name: &String| {
+            config.tools.iter().any(|t| &t.name == name) || (name == USE_MCP_TOOL && !config.mcp_servers.is_empty())
+        };
         if let Some(name) = tools.iter().find(|name| !known(name)) {
             return Err(SnapshotError {
                 kind: SnapshotErrorKind::ToolMissing,

@@ -1,0 +1,293 @@
+//! MCP servers as tools (issue 19; AGENT-LOOP §6.4, §9, §10.1, §13.1): the listing before
+//! each request, `use_mcp_tool` and `access_mcp_resource` in XML mode, `<server>0mcp0<tool>`
+//! in native mode, the gates, approvals and the reference's says.
+
+use crate::harness::*;
+use clew::agent::{
+    AskAnswer, AskResponse, Effect, MessageKind, SayKind, Task, TaskConfig, ToolCalling, ToolOutput, ToolSpec,
+};
+use clew::conversation::{Content, ContentBlock};
+use serde_json::json;
+
+/// A catalog with the server `notes` (a read-only `lookup`, a `write_note`) and a failed
+/// server `broken`.
+fn catalog() -> String {
+    json!({
+        "servers": [{
+            "name": "notes",
+            "prompt": "\n### Tools\n- lookup: Look a key up\n",
+            "tools": [
+                {"name": "lookup", "description": "Look a key up", "required": ["key"], "readOnly": true,
+                 "inputSchema": {"type": "object", "properties": {"key": {"type": "string"}}, "required": ["key"]}},
+                {"name": "write_note", "description": "Write a note", "required": ["text"],
+                 "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}},
+                {"name": "ping", "description": "Ping", "autoApprove": true, "inputSchema": {"type": "object"}}
+            ]
+        }],
+        "failures": [{"name": "broken", "message": "it did not list its tools within 10 s"}]
+    })
+    .to_string()
+}
+
+fn mcp_config() -> TaskConfig {
+    TaskConfig { mcp_configured: true, ..config() }
+}
+
+fn harness(config: TaskConfig, replies: Vec<Reply>) -> Harness {
+    let mut h = Harness::new(config, replies);
+    h.mcp_catalog = Some(catalog());
+    h
+}
+
+fn call(tool: &str, arguments: &str) -> String {
+    format!("<use_mcp_tool>\n<server_name>notes</server_name>\n<tool_name>{tool}</tool_name>\n<arguments>{arguments}</arguments>\n</use_mcp_tool>")
+}
+
+fn kinds_of(h: &Harness, pick: fn(&MessageKind) -> bool) -> Vec<String> {
+    h.task.messages().iter().filter(|m| pick(&m.kind)).map(|m| m.text.clone()).collect()
+}
+
+#[test]
+fn mcp_servers_are_listed_before_the_first_request_and_described_in_the_system_prompt() {
+    let mut h = harness(mcp_config(), vec![completion("ok")]);
+    h.start("t");
+    let listed = h.position(|e| matches!(e, Effect::ListMcpServers { .. })).unwrap();
+    let opened = h.position(|e| matches!(e, Effect::OpenStream { .. })).unwrap();
+    assert!(listed < opened, "the listing comes before the request");
+    let system = &h.requests[0].system;
+    assert!(system.contains("# MCP servers"), "{system}");
+    assert!(system.contains("## notes\n\n### Tools\n- lookup: Look a key up"), "{system}");
+    assert!(system.contains("## use_mcp_tool") && system.contains("<server_name>...</server_name>"), "{system}");
+    assert!(system.contains("## access_mcp_resource"));
+    assert!(!system.contains("broken"));
+}
+
+#[test]
+fn a_server_that_fails_to_list_is_reported_by_name_and_left_out() {
+    let mut h = harness(mcp_config(), vec![completion("ok")]);
+    h.start("t");
+    let errors = kinds_of(&h, |k| *k == MessageKind::Say(SayKind::Error));
+    assert_eq!(errors, vec!["The MCP server \"broken\" is left out: it did not list its tools within 10 s"]);
+    assert!(matches!(h.outcome(), Some(clew::agent::Outcome::Completed { .. })));
+}
+
+#[test]
+fn without_a_connected_server_the_mcp_tools_are_not_known() {
+    let mut h = Harness::new(mcp_config(), vec![text(&[&call("lookup", "{}")]), completion("ok")]);
+    h.mcp_catalog = Some(json!({"servers": [], "failures": [{"name": "notes", "message": "down"}]}).to_string());
+    h.start("t");
+    assert!(!h.requests[0].system.contains("use_mcp_tool"));
+    assert!(h.tool_calls.is_empty());
+    assert_eq!(h.task.messages().iter().filter(|m| m.kind == MessageKind::Say(SayKind::Text)).count(), 2);
+}
+
+#[test]
+fn use_mcp_tool_asks_use_mcp_server_and_runs_with_the_reference_says() {
+    let mut h = harness(mcp_config(), vec![text(&[&call("write_note", r#"{"text":"hi"}"#)]), completion("ok")]);
+    h.tool = Box::new(|_, _| Some(ToolOutput::text("saved")));
+    h.start("t");
+    let asks = kinds_of(&h, |k| *k == MessageKind::Ask(clew::agent::AskKind::UseMcpServer));
+    assert_eq!(
+        asks,
+        vec![r#"{"type":"use_mcp_tool","serverName":"notes","toolName":"write_note","arguments":"{\"text\":\"hi\"}"}"#]
+    );
+    assert_eq!(
+        h.tool_calls,
+        vec![(
+            "use_mcp_tool".to_owned(),
+            vec![
+                ("server_name".to_owned(), "notes".to_owned()),
+                ("tool_name".to_owned(), "write_note".to_owned()),
+                ("arguments".to_owned(), r#"{"text":"hi"}"#.to_owned()),
+            ]
+        )]
+    );
+    let kinds = h.kinds();
+    let started = kinds.iter().position(|k| k == "say mcp_server_request_started").unwrap();
+    let response = kinds.iter().position(|k| k == "say mcp_server_response").unwrap();
+    assert!(started < response);
+    assert_eq!(h.says_of("mcp_server_response")[0].text, "saved");
+    assert_eq!(h.history_texts(2), vec!["[use_mcp_tool for 'notes'] Result:\nsaved"]);
+}
+
+#[test]
+fn a_denied_mcp_call_never_reaches_the_server() {
+    let mut h = harness(mcp_config(), vec![text(&[&call("write_note", r#"{"text":"hi"}"#)]), completion("ok")]);
+    h.ask = Box::new(|m| (!m.is_partial()).then(|| AskAnswer::button(AskResponse::No)));
+    h.start("t");
+    assert!(h.tool_calls.is_empty());
+    assert!(h.history_texts(2)[0].starts_with("[use_mcp_tool for 'notes'] Result:\n"));
+    assert!(h.history_texts(2)[0].contains(clew::agent::TOOL_DENIED));
+}
+
+#[test]
+fn the_server_autoapprove_list_and_read_only_hints_run_without_asking() {
+    let config = TaskConfig { auto_approve: clew::agent::AutoApprove { read_only: true, all: false }, ..mcp_config() };
+    let reply = format!("{}\n{}", call("ping", "{}"), call("lookup", r#"{"key":"a"}"#));
+    let mut h = harness(TaskConfig { parallel_tool_calling: true, ..config }, vec![text(&[&reply]), completion("ok")]);
+    h.ask = Box::new(|m| {
+        assert!(m.is_partial() || m.kind != MessageKind::Ask(clew::agent::AskKind::UseMcpServer), "asked: {}", m.text);
+        (!m.is_partial()).then(|| AskAnswer::button(AskResponse::Yes))
+    });
+    h.start("t");
+    assert_eq!(h.tool_calls.len(), 2);
+    assert_eq!(h.says_of("use_mcp_server").len(), 2);
+}
+
+#[test]
+fn read_only_hint_without_auto_approve_read_only_still_asks() {
+    let mut h = harness(mcp_config(), vec![text(&[&call("lookup", r#"{"key":"a"}"#)]), completion("ok")]);
+    h.start("t");
+    assert_eq!(kinds_of(&h, |k| *k == MessageKind::Ask(clew::agent::AskKind::UseMcpServer)).len(), 1);
+}
+
+#[test]
+fn mcp_calls_that_cannot_run_are_mistakes_with_an_error_result() {
+    let cases = [
+        (call("lookup", "{key: a}"), "are not a valid JSON object"),
+        (call("lookup", "[1]"), "are not a valid JSON object"),
+        (call("nothing", "{}"), "has no tool named 'nothing'"),
+        (call("lookup", r#"{"other":1}"#), "needs the argument 'key'"),
+        (call("lookup", r#"{"key":null}"#), "needs the argument 'key'"),
+        ("<use_mcp_tool><server_name>elsewhere</server_name><tool_name>x</tool_name><arguments>{}</arguments></use_mcp_tool>".to_owned(), "No connected MCP server is named 'elsewhere'"),
+        ("<use_mcp_tool><server_name>notes</server_name><tool_name>lookup</tool_name></use_mcp_tool>".to_owned(), "arguments"),
+        ("<access_mcp_resource><server_name>nope</server_name><uri>a://b</uri></access_mcp_resource>".to_owned(), "No connected MCP server is named 'nope'"),
+    ];
+    for (reply, expected) in cases {
+        let mut h = harness(mcp_config(), vec![text(&[&reply]), completion("ok")]);
+        h.pause = Some(Box::new(|task: &Task| task.history().len() >= 3));
+        h.start("t");
+        assert!(h.tool_calls.is_empty(), "{reply}");
+        let result = h.history_texts(2).join("\n");
+        assert!(result.contains(expected), "{reply}: {result}");
+        assert_eq!(h.task.snapshot().contains("\"mistakes\":1"), true, "{reply}");
+        let errors = kinds_of(&h, |k| *k == MessageKind::Say(SayKind::Error));
+        assert!(errors.iter().any(|e| e.contains(expected) || e.contains("arguments")), "{reply}: {errors:?}");
+    }
+}
+
+#[test]
+fn an_mcp_error_result_becomes_an_error_result_and_a_response_say_carries_text_and_images() {
+    let mut h = harness(
+        TaskConfig { yolo: true, ..mcp_config() },
+        vec![
+            text(&[&call("write_note", r#"{"text":"a"}"#)]),
+            text(&[&call("lookup", r#"{"key":"b"}"#)]),
+            completion("ok"),
+        ],
+    );
+    let mut n = 0;
+    h.tool = Box::new(move |_, _| {
+        n += 1;
+        Some(if n == 1 {
+            ToolOutput { text: "it failed".into(), images: Vec::new(), is_error: true }
+        } else {
+            ToolOutput {
+                text: "a picture".into(),
+                images: vec![clew::conversation::ImageSource::from_url_text("data:image/png;base64,AAAA")],
+                is_error: false,
+            }
+        })
+    });
+    h.start("t");
+    assert!(h.history_texts(2)[0].contains("Error executing use_mcp_tool: it failed"), "{:?}", h.history_texts(2));
+    let response = &h.says_of("mcp_server_response")[0];
+    assert_eq!((response.text.as_str(), response.images.len()), ("a picture", 1));
+    let blocks = h.task.history()[4].content.blocks();
+    assert!(blocks.iter().any(|b| matches!(b, ContentBlock::Image { .. })), "{blocks:?}");
+}
+
+#[test]
+fn access_mcp_resource_reads_as_a_read_only_call() {
+    let config = TaskConfig { auto_approve: clew::agent::AutoApprove { read_only: true, all: false }, ..mcp_config() };
+    let read = "<access_mcp_resource><server_name>notes</server_name><uri>notes://all</uri></access_mcp_resource>";
+    let mut h = harness(config, vec![text(&[read]), completion("ok")]);
+    h.tool = Box::new(|_, _| Some(ToolOutput::text("all the notes")));
+    h.start("t");
+    assert_eq!(h.tool_calls[0].0, "access_mcp_resource");
+    assert_eq!(
+        h.says_of("use_mcp_server")[0].text,
+        r#"{"type":"access_mcp_resource","serverName":"notes","uri":"notes://all"}"#
+    );
+    assert_eq!(h.history_texts(2), vec!["[access_mcp_resource for 'notes'] Result:\nall the notes"]);
+}
+
+#[test]
+fn native_mode_sends_each_server_tool_as_server0mcp0tool_and_runs_it_as_use_mcp_tool() {
+    let config = TaskConfig { tool_calling: ToolCalling::Native, yolo: true, ..mcp_config() };
+    let call = line(
+        json!({"type": "tool_calls", "tool_call": {"call_id": "c1", "function": {"id": "c1", "name": "notes0mcp0lookup", "arguments": "{\"key\":\"a\"}"}}}),
+    );
+    let mut h = harness(config, vec![Reply::Bytes(vec![call]), completion("ok")]);
+    h.tool = Box::new(|_, _| Some(ToolOutput::text("value of a")));
+    h.start("t");
+    let tools = &h.requests[0].tools;
+    let lookup = tools.iter().find(|t| t.name == "notes0mcp0lookup").expect("the MCP tool is sent");
+    let schema: serde_json::Value = serde_json::from_str(&lookup.input_schema.to_string()).unwrap();
+    assert_eq!(schema, json!({"type": "object", "properties": {"key": {"type": "string"}}, "required": ["key"]}));
+    assert!(tools.iter().any(|t| t.name == "notes0mcp0write_note"));
+    assert!(!tools.iter().any(|t| t.name == "use_mcp_tool"));
+    assert_eq!(h.tool_calls[0].1[2], ("arguments".to_owned(), r#"{"key":"a"}"#.to_owned()));
+    let result = h.task.history()[2].content.blocks();
+    assert!(
+        matches!(&result[0], ContentBlock::ToolResult { tool_use_id, content: Content::Text(t), .. }
+        if tool_use_id == "c1" && t == "[use_mcp_tool for 'notes'] Result:\nvalue of a"),
+        "{result:?}"
+    );
+}
+
+#[test]
+fn a_new_catalog_after_a_tool_list_change_reaches_the_next_request() {
+    let config = TaskConfig { yolo: true, ..mcp_config() };
+    let mut h = harness(config, vec![text(&[&call("write_note", r#"{"text":"a"}"#)]), completion("ok")]);
+    h.tool = Box::new(|_, _| None);
+    h.start("t");
+    // NOTE: the server said its tools changed while the call ran.
+    h.mcp_catalog = Some(catalog().replace("Look a key up", "Find a key"));
+    let id = h.running_tools[0];
+    h.task.handle_tool_done(h.now, id, ToolOutput::text("saved"));
+    h.run();
+    assert!(h.requests[0].system.contains("Look a key up"));
+    assert!(h.requests[1].system.contains("Find a key"), "{}", h.requests[1].system);
+    assert_eq!(h.effects.iter().filter(|e| matches!(e, Effect::ListMcpServers { .. })).count(), 2);
+}
+
+#[test]
+fn a_user_tool_named_like_an_mcp_tool_runs_as_its_own_without_servers() {
+    let tool = ToolSpec { name: "use_mcp_tool".into(), ..ToolSpec::default() };
+    let config = TaskConfig { tools: vec![tool], yolo: true, ..config() };
+    let mut h = Harness::new(config, vec![text(&[&call("x", "{}")]), completion("ok")]);
+    h.start("t");
+    assert_eq!(h.tool_calls.len(), 1);
+    assert!(h.says_of("mcp_server_request_started").is_empty());
+    assert!(!h.effects.iter().any(|e| matches!(e, Effect::ListMcpServers { .. })));
+}
+
+#[test]
+fn a_restored_task_knows_the_mcp_tools_and_needs_the_servers() {
+    let mut h = harness(mcp_config(), vec![text(&[&call("write_note", r#"{"text":"a"}"#)]), completion("ok")]);
+    h.ask = Box::new(|_| None);
+    h.start("t");
+    let snapshot = h.task.snapshot();
+    assert!(snapshot.contains(r#""tools":["read","write","use_mcp_tool"]"#), "{snapshot}");
+    let missing = Task::restore(&snapshot, config()).unwrap_err();
+    assert_eq!(missing.kind, clew::agent::SnapshotErrorKind::ToolMissing);
+    let mut restored = harness(mcp_config(), vec![completion("ok")]);
+    restored.task = Task::restore(&snapshot, mcp_config()).unwrap();
+    restored.tool = Box::new(|_, _| Some(ToolOutput::text("saved")));
+    restored.task.resume(restored.now);
+    restored.run();
+    assert_eq!(restored.tool_calls.len(), 1, "the approval asked again, answered yes, ran");
+    assert!(matches!(restored.outcome(), Some(clew::agent::Outcome::Completed { .. })));
+}
+
+#[test]
+fn the_options_refuse_a_user_tool_named_like_an_mcp_tool_beside_servers() {
+    let options = json!({"model": {"format": "chunks"}, "mcpServers": [{"name": "a"}], "tools": [{"name": "use_mcp_tool", "execute": {"$fn": 0}}]});
+    let options = clew::json::Json::parse(&options.to_string()).unwrap();
+    let error = clew::agent::TaskOptions::from_json(&options, 1).unwrap_err();
+    assert_eq!(error, "options.tools[0].name names a tool of the MCP servers");
+    let without = json!({"model": {"format": "chunks"}, "mcpServers": [], "tools": [{"name": "use_mcp_tool", "execute": {"$fn": 0}}]});
+    let without = clew::json::Json::parse(&without.to_string()).unwrap();
+    assert!(!clew::agent::TaskOptions::from_json(&without, 1).unwrap().config.mcp_configured);
+}
