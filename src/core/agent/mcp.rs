@@ -85,12 +85,15 @@ pub(crate) fn is_mcp_call(config: &TaskConfig, name: &str) -> bool {
     is_mcp_tool(name) && !config.mcp_servers.is_empty()
 }
 
+/// The connected servers, and the names and messages of the servers whose listing failed.
+type Catalog = (Vec<McpServer>, Vec<(String, String)>);
+
 /// Reads a host's catalog (JSON text): the connected servers, and the names and messages of
 /// the servers whose listing failed; `None` when `text` is not JSON.
 ///
 /// The catalog: `{ servers: [{ name, prompt, tools: [{ name, description,
 /// inputSchema, required: [..], readOnly, autoApprove }] }], failures: [{ name, message }] }`.
-pub(crate) fn read_catalog(text: &str) -> Option<(Vec<McpServer>, Vec<(String, String)>)> {
+pub(crate) fn read_catalog(text: &str) -> Option<Catalog> {
     let catalog = Json::parse(text).ok()?;
     let flag = |value: &Json, key: &str| value.get(key).and_then(Json::as_bool).unwrap_or(false);
     let mut servers = Vec::new();
@@ -185,7 +188,7 @@ pub(crate) fn check_call(config: &TaskConfig, name: &str, params: &[(String, Str
         _ if name != USE_MCP_TOOL => return None,
         (_, None, _) => format!("The MCP server '{server_name}' has no tool named '{tool_name}'."),
         (_, Some(tool), Ok(arguments)) if arguments.is_object() => {
-            let missing = tool.required.iter().find(|r| arguments.get(r).is_none_or(Json::is_null))?;
+            let missing = tool.required.iter().find(|r| arguments.get(r).map_or(true, Json::is_null))?;
             format!("The tool '{tool_name}' of the MCP server '{server_name}' needs the argument '{missing}'.")
         }
         _ => format!("The arguments for '{tool_name}' are not a valid JSON object."),
