@@ -200,8 +200,8 @@ export function clew_options(options) {
   let bad = null;
   function copy(v, depth, path) {
     if (typeof v === 'function') { fns.push(v); return { $fn: fns.length - 1 }; }
-    // An MCP server's client stays here, with the glue (below).
-    if (path.endsWith('].client') && path.startsWith('options.mcpServers[')) return null;
+    // An MCP server's client stays here (clew_mcp); the core sees whether it is one.
+    if (path.endsWith('].client') && path.startsWith('options.mcpServers[')) return typeof v?.listTools === 'function' && typeof v.callTool === 'function';
     if (typeof v === 'number' && !Number.isFinite(v)) { bad = bad ?? 'a number that is not finite at ' + path; return null; }
     if (typeof v === 'bigint') { bad = bad ?? 'a BigInt at ' + path; return null; }
     if (v === null || typeof v !== 'object') return v;
@@ -225,37 +225,22 @@ export function clew_options(options) {
     const json = JSON.stringify(copy(options, 0, 'options'));
     if (bad !== null) return { ok: false, error: 'they hold ' + bad };
     const servers = options.mcpServers;
-    if (servers == null || (Array.isArray(servers) && !servers.length)) return { ok: true, json: json ?? 'null', fns };
-    if (!Array.isArray(servers)) return { ok: false, error: 'options.mcpServers must be an array' };
-    const list = [];
-    for (let i = 0; i < servers.length; i++) {
-      const at = 'options.mcpServers[' + i + ']', { name, client, autoApprove = [], timeoutMs } = servers[i] ?? {};
-      const why = typeof name !== 'string' || !/^[\w-]{1,64}$/.test(name) || name.includes('0mcp0') || list.some((s) => s.name === name) ? '.name must be 1 to 64 letters, digits, _ or - (without "0mcp0"), unique among the servers'
-        : typeof client?.listTools !== 'function' || typeof client.callTool !== 'function' ? '.client must be a connected MCP client (listTools, callTool)'
-        : !Array.isArray(autoApprove) || autoApprove.some((t) => typeof t !== 'string') ? '.autoApprove must be an array of tool names'
-        : timeoutMs !== undefined && !(timeoutMs >= 0 && timeoutMs < 2 ** 31) ? '.timeoutMs must be a number of milliseconds' : null;
-      if (why) return { ok: false, error: at + why };
-      list.push({ name, client, autoApprove, timeoutMs });
-    }
-    return { ok: true, json: json ?? 'null', fns, mcp: clew_mcp(list) };
+    return { ok: true, json: json ?? 'null', fns, mcp: Array.isArray(servers) && servers.length ? clew_mcp(servers, options.toolCalling === 'native') : undefined };
   } catch (error) {
     return { ok: false, error: String(error && error.message || error) };
   }
 }
 
-// options.mcpServers: the code that lists the servers and calls them (mcp-servers.js at the
-// package's root) is loaded only by a task that has servers. `servers`: [{ name, client,
-// autoApprove, timeoutMs }], checked by clew_options. `list()` gives the catalog's JSON (src/
-// core/agent/mcp.rs `read_catalog`), or "" when nothing changed.
-function clew_mcp(servers) {
-  const loaded = import('../../../mcp-servers.js').then((m) => m.mcpServers(servers));
-  const why = (error) => 'the MCP support could not be loaded: ' + String(error && error.message || error);
-  let told = false;
-  return {
-    list: () => loaded.then((g) => g.list(), (e) => told ? '' : (told = true, JSON.stringify({ servers: [], failures: servers.map((s) => ({ name: s.name, message: why(e) })) }))),
-    call: (params, context) => loaded.then((g) => g.call(params, context), (e) => ({ text: why(e), isError: true })),
-    read: (params, context) => loaded.then((g) => g.read(params, context), (e) => ({ text: why(e), isError: true })),
-  };
+// options.mcpServers (checked by the core): the code that lists the servers and calls them
+// (mcp-servers.js at the package's root) loads only when a task with servers first lists
+// them. `list()` gives the catalog's JSON (src/core/agent/mcp.rs `read_catalog`), or "" when
+// nothing changed.
+function clew_mcp(servers, native) {
+  let loaded;
+  const run = (op) => (a, b) => (loaded ??= import('../../../mcp-servers.js').then((m) => m.mcpServers(servers, native))).then(
+    (glue) => glue[op](a, b),
+    (e) => (e = 'the MCP support could not be loaded: ' + String(e && e.message || e), op === 'list' ? JSON.stringify({ failures: servers.map((s) => ({ name: s.name, message: e })) }) : { text: e, isError: true }));
+  return { list: run('list'), call: run('call'), read: run('read') };
 }
 
 // Methods of the wasm classes check that their object is alive before they enter the wasm:

@@ -14,16 +14,21 @@ const MOST_ITEMS = 10_000;
 const TOOLS_CHANGED = "notifications/tools/list_changed";
 
 /**
- * The glue for `servers` ([{ name, client, autoApprove, timeoutMs? }]): `list()` (the
- * catalog's JSON once the servers whose tools changed are listed again, or "" when nothing
- * changed; each failure is reported once), `call(params, { signal })` and
- * `read(params, { signal })`.
+ * The glue for `servers` ([{ name, client, autoApprove?, timeoutMs? }], checked by the core)
+ * in a task that calls tools natively (`native`) or as XML: `list()` (the catalog's JSON once
+ * the servers whose tools changed are listed again, or "" when nothing changed; each failure
+ * is reported once), `call(params, { signal })` and `read(params, { signal })`.
  */
-export function mcpServers(servers) {
-  const states = servers.map((server) => ({ ...server, stale: true, connected: false, tools: [], resources: [], templates: [] }));
+export function mcpServers(servers, native) {
+  const states = servers.map(({ name, client, autoApprove, timeoutMs }) => ({
+    name, client, autoApprove: Array.isArray(autoApprove) ? autoApprove : [], timeoutMs,
+    stale: true, connected: false, tools: [], resources: [], templates: [],
+  }));
   let listing = null;
   let failures = [];
-  for (const state of states) watch(state);
+  // A listing finished since the last catalog (a call may list a server first).
+  let changed = false;
+  for (const state of states) watch(state.client, state);
 
   function pending() {
     if (listing) return listing;
@@ -38,18 +43,24 @@ export function mcpServers(servers) {
         state.connected = false;
         failures.push({ name: state.name, message: messageOf(error) });
       }
-    })).then(() => { listing = null; });
+    })).then(() => { listing = null; changed = true; });
     return listing;
   }
 
   function catalog() {
-    const listed = states.filter((s) => s.connected).map((s) => ({
-      name: s.name,
-      prompt: promptOf(s),
-      tools: s.tools.map((tool) => ({ ...tool, autoApprove: s.autoApprove.includes(tool.name) })),
-    }));
-    const text = JSON.stringify({ servers: listed, failures });
+    const listed = states.filter((s) => s.connected);
+    const text = JSON.stringify({
+      prompt: promptOf(listed, native),
+      resources: listed.some((s) => s.resources.length + s.templates.length > 0),
+      definitions: native ? listed.flatMap((s) => s.tools.map((t) => ({ name: `${s.name}0mcp0${t.name}`, description: t.description, inputSchema: t.inputSchema }))) : [],
+      servers: listed.map((s) => ({
+        name: s.name,
+        tools: s.tools.map((t) => ({ name: t.name, required: t.required, readOnly: t.readOnly, autoApprove: s.autoApprove.includes(t.name) })),
+      })),
+      failures,
+    });
     failures = [];
+    changed = false;
     return text;
   }
 
@@ -68,35 +79,9 @@ export function mcpServers(servers) {
     return timed(state, context, (signal) => state.client.readResource({ uri: params.uri }, options(state, signal)).then(resourceResult));
   }
 
-  // The server's tools changed: list it again before the next request. The official SDK's
-  // Client calls `fallbackNotificationHandler` for a notification it has no handler for; a
-  // handler the application set for this one (its own, or the SDK's `listChanged` option) is
-  // wrapped instead.
-  function watch(state) {
-    const client = state.client;
-    const changed = () => { if (state.connected) state.stale = true; };
-    try {
-      const handlers = client._notificationHandlers;
-      const own = handlers instanceof Map ? handlers.get(TOOLS_CHANGED) : undefined;
-      if (typeof own === "function") {
-        handlers.set(TOOLS_CHANGED, (notification) => { changed(); return own(notification); });
-        return;
-      }
-      if ("fallbackNotificationHandler" in client || typeof client.setNotificationHandler === "function") {
-        const fallback = client.fallbackNotificationHandler;
-        client.fallbackNotificationHandler = async (notification) => {
-          if (notification && notification.method === TOOLS_CHANGED) changed();
-          if (typeof fallback === "function") return fallback.call(client, notification);
-        };
-      }
-    } catch {
-      // NOTE: a client that refuses this only misses the refresh.
-    }
-  }
-
   function list() {
     const listing = pending();
-    return listing ? listing.then(catalog) : "";
+    return listing ? listing.then(catalog) : changed ? catalog() : "";
   }
 
   /** The server of a call, listed at least once (a restored task may call before a request). */
@@ -107,6 +92,48 @@ export function mcpServers(servers) {
   }
 
   return { list, call, read };
+}
+
+/** For each client, the states of the tasks that use it (held weakly: a finished task's go). */
+const watchers = new WeakMap();
+
+/**
+ * Marks `state` stale when its server says its tools changed, so it is listed again before
+ * the next request. The official SDK's Client calls `fallbackNotificationHandler` for a
+ * notification it has no handler of its own for; a handler the application set for this one
+ * (its own, or the SDK's `listChanged` option) is wrapped instead. Each client is wrapped
+ * once, however many tasks use it.
+ */
+function watch(client, state) {
+  let states = watchers.get(client);
+  if (!states) {
+    try {
+      const notify = () => {
+        for (const ref of states) {
+          const s = ref.deref();
+          if (!s) states.delete(ref);
+          else if (s.connected) s.stale = true;
+        }
+      };
+      const handlers = client._notificationHandlers;
+      const own = handlers instanceof Map ? handlers.get(TOOLS_CHANGED) : undefined;
+      if (typeof own === "function") {
+        handlers.set(TOOLS_CHANGED, (notification) => { notify(); return own(notification); });
+      } else if ("fallbackNotificationHandler" in client || typeof client.setNotificationHandler === "function") {
+        const fallback = client.fallbackNotificationHandler;
+        client.fallbackNotificationHandler = async (notification) => {
+          if (notification && notification.method === TOOLS_CHANGED) notify();
+          if (typeof fallback === "function") return fallback.call(client, notification);
+        };
+      }
+      states = new Set();
+      watchers.set(client, states);
+    } catch {
+      // NOTE: a client that refuses this only misses the refresh.
+      return;
+    }
+  }
+  states.add(new WeakRef(state));
 }
 
 /** The request options of a call: its signal, and the server's timeout for the SDK's own. */
@@ -141,17 +168,23 @@ async function timed(state, context, work) {
   }
 }
 
-/** A server's part of the system prompt: its tools with their input schemas, its resources. */
-function promptOf(state) {
-  let out = "";
-  if (state.tools.length) {
-    out += "\n### Tools\n";
-    for (const tool of state.tools) out += `- ${tool.name}: ${tool.description}\n    Input schema: ${JSON.stringify(tool.inputSchema)}\n`;
-  }
-  for (const [items, title, key] of [[state.resources, "Resources", "uri"], [state.templates, "Resource templates", "uriTemplate"]]) {
-    if (!items.length) continue;
-    out += `\n### ${title}\n`;
-    for (const item of items) out += `- ${item[key]}${item.name ? ` (${item.name})` : ""}: ${item.description}\n`;
+/** The system prompt's section on the connected servers: their tools with their input schemas, their resources. */
+function promptOf(servers, native) {
+  if (!servers.length) return "";
+  let out = "\n# MCP servers\n\nThese MCP (Model Context Protocol) servers are connected; they give you more tools and resources. "
+    + (native ? "Each of their tools is one of your tools, named <server>0mcp0<tool>; read a resource with access_mcp_resource.\n"
+      : "Call a server's tool with use_mcp_tool (its arguments as a JSON object that follows the tool's input schema) and read a resource with access_mcp_resource.\n");
+  for (const state of servers) {
+    out += `\n## ${state.name}\n`;
+    if (state.tools.length) {
+      out += "\n### Tools\n";
+      for (const tool of state.tools) out += `- ${tool.name}: ${tool.description}\n    Input schema: ${JSON.stringify(tool.inputSchema)}\n`;
+    }
+    for (const [items, title, key] of [[state.resources, "Resources", "uri"], [state.templates, "Resource templates", "uriTemplate"]]) {
+      if (!items.length) continue;
+      out += `\n### ${title}\n`;
+      for (const item of items) out += `- ${item[key]}${item.name ? ` (${item.name})` : ""}: ${item.description}\n`;
+    }
   }
   return out;
 }

@@ -1,15 +1,21 @@
 // The playground (www/) in headless Chromium with the installed package: a newcomer's run of
 // the offline task, with one tool approved and one denied, then a second run aborted mid-stream;
-// and with "keep in this browser" on, reloads at an approval and in the middle of a reply.
+// with "keep in this browser" on, reloads at an approval and in the middle of a reply; and an
+// MCP server connected by URL, whose tools the panel lists and the next task gets (the offline
+// model names them; a scripted OpenAI-compatible model calls them).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { serve } from "./static-server.mjs";
 import { here, packageDir, repoRoot } from "./package-dir.mjs";
 import { scriptedReply } from "../www/offline-model.js";
+import { bundleMcpSdk } from "../scripts/mcp-sdk-bundle.mjs";
+import { startMcpServer } from "./mcp-server.mjs";
+import { openaiReply } from "./sse-server.mjs";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -213,6 +219,173 @@ test("with keep in this browser on, a reload at an approval asks it again and a 
   } finally {
     await context.close();
     await server.close();
+    rmSync(profile, { recursive: true, force: true });
+  }
+});
+
+test("the playground connects an MCP server by URL, lists its tools, and the next task gets them (kept across a reload)", async () => {
+  await bundleMcpSdk(); // www/mcp-sdk.js, which scripts/build makes too
+  const mcp = await startMcpServer();
+  const server = await serve({ "/pkg/": packageDir, "/": join(repoRoot, "www") });
+  const elsewhere = await serve({ "/": join(repoRoot, "www") }); // another origin, with no CORS headers
+  const profile = mkdtempSync(join(tmpdir(), "clew-chromium-"));
+  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: ARGS, viewport: { width: 1280, height: 900 } });
+  try {
+    const page = await context.newPage();
+    const errors = [];
+    page.on("pageerror", (error) => errors.push(error.message));
+    await page.goto(server.url);
+    await page.waitForSelector("body[data-state=ready]");
+    const sdkLoaded = () => page.evaluate(() => performance.getEntriesByType("resource").some((e) => e.name.endsWith("/mcp-sdk.js")));
+    assert.equal(await sdkLoaded(), false, "the SDK loads only when a server is connected");
+    const error = () => page.$eval("#mcpError", (n) => (n.hidden ? "" : n.textContent));
+    const connect = async (url, name = "") => {
+      await page.fill("#mcpUrl", url);
+      await page.fill("#mcpName", name);
+      await page.click("#mcpConnect");
+      await page.waitForSelector("#mcpConnect:not([disabled])");
+    };
+
+    // What goes wrong is said: not a URL, and a server whose origin does not allow this page's.
+    await connect("not a url");
+    assert.match(await error(), /"not a url" is not a URL/);
+    await connect(`${elsewhere.url}mcp`);
+    assert.match(await error(), /^Could not connect to http:\/\/127\.0\.0\.1:\d+\/mcp: .*CORS/);
+    assert.equal(await page.$$eval("#mcpServers > li", (n) => n.length), 0);
+
+    // Connected: the tools are listed, read-only ones marked. The name comes from the host,
+    // or from the name field, made a valid server name.
+    await connect(mcp.url);
+    await page.waitForSelector('#mcpServers > li[data-server="127_0_0_1"]');
+    assert.equal(await error(), "", "a connection clears the last error");
+    assert.equal(await sdkLoaded(), true);
+    const tools = (name) => page.$$eval(`#mcpServers > li[data-server="${name}"] li[data-tool]`, (nodes) => nodes.map((n) => ({
+      name: n.dataset.tool, readOnly: n.querySelector(".badge") !== null, description: n.querySelector(".description")?.textContent ?? "",
+    })));
+    const listed = await tools("127_0_0_1");
+    assert.deepEqual(listed.map((t) => t.name), ["lookup", "write_note", "fail", "picture", "slow"]);
+    assert.deepEqual(listed.filter((t) => t.readOnly).map((t) => t.name), ["lookup", "picture"]);
+    assert.equal(listed[0].description, "Looks a key up.");
+    assert.equal(await page.$eval("#mcpUrl", (n) => n.value), "", "the form is cleared");
+    await connect(mcp.url, "Notes, again!");
+    await page.waitForSelector('#mcpServers > li[data-server="Notes_again"]');
+    await connect(mcp.url, "Notes_again");
+    assert.match(await error(), /A server named "Notes_again" is connected already/);
+
+    // A tool the server adds shows up (notifications/tools/list_changed); Disconnect removes one.
+    mcp.addTool("added");
+    await page.waitForSelector('#mcpServers > li[data-server="127_0_0_1"] li[data-tool="added"]');
+    await page.click('#mcpServers > li[data-server="Notes_again"] button.disconnect');
+    assert.deepEqual(await page.$$eval("#mcpServers > li", (nodes) => nodes.map((n) => n.dataset.server)), ["127_0_0_1"]);
+
+    // The next task has the server: the offline model names the tools its system prompt lists.
+    await page.check("#persist");
+    await page.waitForSelector("body[data-kept=on]");
+    await page.evaluate(() => { document.body.dataset.delay = "3"; });
+    await page.click("#start");
+    const sentence = "I can also use the tools of the MCP server 127_0_0_1 (lookup, write_note, fail, picture, slow, added)";
+    await page.waitForFunction((text) => document.querySelector("#timeline").textContent.includes(text), sentence);
+    assert.ok(!(await page.textContent("#timeline")).includes("Notes_again"), "a disconnected server is not in the task");
+
+    // Kept in this browser: after a reload the task's server is connected again, and the task goes on.
+    await page.waitForSelector(".ask-controls button.approve");
+    await page.reload();
+    await page.waitForSelector(".ask-controls button.approve");
+    assert.deepEqual(await page.$$eval("#mcpServers > li", (nodes) => nodes.map((n) => n.dataset.server)), ["127_0_0_1"]);
+    assert.equal((await tools("127_0_0_1")).length, 6);
+    assert.equal(await error(), "");
+    await finishTheTask(page);
+    assert.deepEqual(mcp.calls, [], "the offline model calls no MCP tool");
+    mkdirSync(OUTPUT, { recursive: true });
+    await page.screenshot({ path: join(OUTPUT, "playground-mcp.png"), fullPage: true });
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+    await elsewhere.close();
+    await server.close();
+    await mcp.close();
+    rmSync(profile, { recursive: true, force: true });
+  }
+});
+
+/** An OpenAI-compatible model on its own origin (with CORS): answers the requests with the SSE of `replies` in turn, and keeps them. */
+async function scriptedModel(replies) {
+  const received = [];
+  const http = createServer(async (req, res) => {
+    res.setHeader("access-control-allow-origin", "*");
+    res.setHeader("access-control-allow-headers", req.headers["access-control-request-headers"] ?? "");
+    if (req.method === "OPTIONS") return res.writeHead(204).end();
+    let body = "";
+    for await (const piece of req) body += piece;
+    received.push(JSON.parse(body));
+    const reply = replies[received.length - 1];
+    if (reply === undefined) return res.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "script ended" } }));
+    res.writeHead(200, { "content-type": "text/event-stream" }).end(openaiReply(reply));
+  });
+  await new Promise((resolve) => http.listen(0, "127.0.0.1", resolve));
+  return { url: `http://127.0.0.1:${http.address().port}/v1`, received, close: () => new Promise((resolve) => { http.close(resolve); http.closeAllConnections(); }) };
+}
+
+test("in the playground a model calls a connected MCP server's tools: a read-only one at once, another once approved", async () => {
+  await bundleMcpSdk();
+  const mcp = await startMcpServer();
+  const call = (tool, args) => `\n\n<use_mcp_tool>\n<server_name>notes</server_name>\n<tool_name>${tool}</tool_name>\n<arguments>${JSON.stringify(args)}</arguments>\n</use_mcp_tool>`;
+  const model = await scriptedModel([
+    `I'll look the key up.${call("lookup", { key: "colour" })}`,
+    `Now I'll save a note.${call("write_note", { text: "colour is known" })}`,
+    "Done.\n\n<attempt_completion>\n<result>The note is saved.</result>\n</attempt_completion>",
+  ]);
+  const server = await serve({ "/pkg/": packageDir, "/": join(repoRoot, "www") });
+  const profile = mkdtempSync(join(tmpdir(), "clew-chromium-"));
+  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: ARGS, viewport: { width: 1280, height: 900 } });
+  try {
+    const page = await context.newPage();
+    const errors = [];
+    page.on("pageerror", (error) => errors.push(error.message));
+    await page.goto(server.url);
+    await page.waitForSelector("body[data-state=ready]");
+    await page.fill("#mcpUrl", mcp.url);
+    await page.fill("#mcpName", "notes");
+    await page.click("#mcpConnect");
+    await page.waitForSelector('#mcpServers > li[data-server="notes"] li[data-tool="lookup"]');
+    await page.selectOption("#provider", "openai");
+    await page.fill("#baseUrl", model.url);
+    await page.fill("#modelId", "scripted");
+    await page.fill("#apiKey", "sk-test");
+    await page.fill("#taskText", "Note down what colour is.");
+    await page.click("#start");
+
+    // lookup is read-only ("auto-approve read-only tools" is on): it runs without asking.
+    // write_note asks, with the server, the tool and its arguments; approved, it runs.
+    const ask = await page.waitForSelector('li[data-kind="ask:use_mcp_server"] .ask-controls button.approve');
+    const said = await page.$eval('li[data-kind="say:use_mcp_server"] .tool-card', (n) => n.textContent);
+    assert.match(said, /^notes › lookup read-only\s*arguments\{\s*"key": "colour"\s*\}$/);
+    const card = await page.$eval('li[data-kind="ask:use_mcp_server"] .tool-card', (n) => n.textContent);
+    assert.match(card, /^notes › write_note\s*arguments\{\s*"text": "colour is known"\s*\}$/);
+    assert.deepEqual(mcp.notes, [], "nothing is written before the approval");
+    await ask.click();
+    await page.waitForSelector(".ask-controls button.accept");
+    await page.click(".ask-controls button.accept");
+    await page.waitForSelector("body[data-state=completed]");
+    assert.deepEqual(mcp.calls, [{ name: "lookup", arguments: { key: "colour" } }, { name: "write_note", arguments: { text: "colour is known" } }]);
+    assert.deepEqual(mcp.notes, ["colour is known"]);
+    const responses = await page.$$eval('li[data-kind="say:mcp_server_response"]', (nodes) => nodes.map((n) => n.textContent));
+    assert.deepEqual(responses, ["value of colour", "saved"]);
+
+    // The model was told of the server in its system prompt, and got the results.
+    const system = model.received[0].messages[0];
+    assert.equal(system.role, "system");
+    assert.match(system.content, /^# MCP servers$/m);
+    assert.match(system.content, /^## notes$/m);
+    assert.match(system.content, /^- write_note: Saves a note\.$/m);
+    assert.match(JSON.stringify(model.received[1].messages.at(-1)), /value of colour/);
+    assert.match(JSON.stringify(model.received[2].messages.at(-1)), /saved/);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+    await server.close();
+    await model.close();
+    await mcp.close();
     rmSync(profile, { recursive: true, force: true });
   }
 });

@@ -2,6 +2,7 @@
 // timeline of the task's say/ask messages with real UI for every ask. The page holds no
 // loop logic: it renders messages and answers asks. With "keep in this browser" on, the task
 // and the files are stored in IndexedDB (store.js) and a reload restores and resumes them.
+// MCP servers connected by URL give the next task their tools too.
 import { Task, ready } from "clew";
 import { Workspace, SAMPLE_FILES } from "./workspace.js";
 import { offlineRequest, OFFLINE_MODEL_INFO } from "./offline-model.js";
@@ -149,6 +150,197 @@ function modelOptions() {
   return { format: "openai", baseUrl: $("baseUrl").value.trim() || undefined, ...common };
 }
 
+// MCP servers ---------------------------------------------------------------------------
+// Each connected server joins every task started (or restored) after it connected: clew lists
+// its tools before each request and describes them to the model. The panel shows them too.
+// clew/mcp and the SDK's client (mcp-sdk.js, which the import map gives) load with the first
+// connection, so a page that connects none never downloads them.
+const mcpServers = []; // { name, url, client, tools }, in the order they connected
+
+/** `text` as a server name: letters, digits, _ and - only, at most 64 (what clew accepts). */
+function serverName(text) {
+  return text.replace(/[^A-Za-z0-9_-]+/g, "_").replace(/^_+|_+$/g, "").slice(0, 64);
+}
+
+/** The name of a server at `url` when none is given: its host's, made unique with _2, _3… */
+function defaultServerName(url) {
+  const base = serverName(url.hostname).slice(0, 60) || "mcp";
+  let name = base;
+  for (let n = 2; mcpServers.some((s) => s.name === name); n++) name = `${base}_${n}`;
+  return name;
+}
+
+function showMcpError(text) {
+  $("mcpError").textContent = text;
+  $("mcpError").hidden = !text;
+}
+
+async function loadMcp() {
+  try {
+    return await import("clew/mcp");
+  } catch (error) {
+    throw new Error(`The MCP client did not load (${error.message}). scripts/build makes www/mcp-sdk.js.`);
+  }
+}
+
+/** Every tool of a connected client, following the server's pages (100 at most). */
+async function listTools(client) {
+  const tools = [];
+  let cursor;
+  for (let pages = 0; pages < 100 && (pages === 0 || cursor); pages++) {
+    const page = await client.listTools(cursor ? { cursor } : undefined);
+    tools.push(...(page.tools ?? []));
+    cursor = page.nextCursor;
+  }
+  return tools;
+}
+
+/** Why connecting to `url` failed, in words. A failed fetch says nothing, so name its usual causes. */
+function connectError(url, error) {
+  const message = error?.message ?? String(error);
+  const network = error instanceof TypeError && /fetch/i.test(message);
+  const hint = network ? " (is the server running? Does it allow this page's origin with CORS headers?)" : "";
+  return `Could not connect to ${url}: ${message}${hint}`;
+}
+
+/** Connects to the server at `url` as `name`, lists its tools and adds it to the panel. */
+async function connectMcp(name, url) {
+  const { connectMcpServer } = await loadMcp();
+  let server;
+  try {
+    const client = await connectMcpServer(url);
+    server = { name, url: url.href, client, tools: [] };
+    server.tools = await listTools(client);
+  } catch (error) {
+    server?.client.close().catch(() => {});
+    throw new Error(connectError(url, error));
+  }
+  if (mcpServers.some((s) => s.name === name)) {
+    // Another connection took the name while this one connected.
+    server.client.close().catch(() => {});
+    throw new Error(`A server named "${name}" is connected already: give this one another name.`);
+  }
+  watchTools(server);
+  mcpServers.push(server);
+  renderServers();
+  return server;
+}
+
+/**
+ * Lists the server's tools again when it says they changed. NOTE: the SDK's fallback handler,
+ * not a handler of that notification: clew chains its own to the fallback one it finds.
+ */
+function watchTools(server) {
+  const previous = server.client.fallbackNotificationHandler;
+  server.client.fallbackNotificationHandler = async (notification) => {
+    if (notification.method === "notifications/tools/list_changed") {
+      listTools(server.client).then((tools) => {
+        server.tools = tools;
+        renderServers();
+      }, (error) => showMcpError(`Listing the tools of ${server.name} again failed: ${error.message}`));
+    }
+    return previous?.call(server.client, notification);
+  };
+}
+
+/** Closes the server's connection: a running task that has it gets error results from it. */
+function disconnect(server) {
+  const at = mcpServers.indexOf(server);
+  if (at < 0) return;
+  mcpServers.splice(at, 1);
+  renderServers();
+  server.client.close().catch((error) => showMcpError(`Closing ${server.name} failed: ${error.message}`));
+}
+
+/** The Connect button: checks the URL and the name, then connects. */
+async function connectClicked(event) {
+  event.preventDefault();
+  showMcpError("");
+  const text = $("mcpUrl").value.trim();
+  let url;
+  try {
+    url = new URL(text);
+  } catch {
+    showMcpError(`"${text}" is not a URL: write it whole, like https://example.com/mcp.`);
+    return;
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    showMcpError(`${url.protocol} is not a protocol of MCP over HTTP: the URL starts with https:// (or http://).`);
+    return;
+  }
+  const typed = $("mcpName").value.trim();
+  const name = typed ? serverName(typed) : defaultServerName(url);
+  if (!name) {
+    showMcpError(`"${typed}" has no letter or digit: a server's name is made of letters, digits, _ and -.`);
+    return;
+  }
+  if (mcpServers.some((s) => s.name === name)) {
+    showMcpError(`A server named "${name}" is connected already: give this one another name.`);
+    return;
+  }
+  $("mcpConnect").disabled = true;
+  $("mcpConnect").textContent = "Connecting…";
+  try {
+    await connectMcp(name, url);
+    $("mcpUrl").value = "";
+    $("mcpName").value = "";
+  } catch (error) {
+    showMcpError(error.message);
+  } finally {
+    $("mcpConnect").disabled = false;
+    $("mcpConnect").textContent = "Connect";
+  }
+}
+$("mcpForm").addEventListener("submit", connectClicked);
+
+/** Connects again the servers a kept task had (`[{ name, url }]`) that are not connected. */
+async function reconnect(servers) {
+  const failures = [];
+  for (const { name, url } of servers) {
+    if (mcpServers.some((s) => s.name === name)) continue;
+    await connectMcp(name, new URL(url)).catch((error) => failures.push(`The task's server "${name}": ${error.message}`));
+  }
+  if (failures.length) showMcpError(failures.join("\n"));
+}
+
+const isReadOnly = (tool) => tool?.annotations?.readOnlyHint === true;
+
+function toolItem(tool) {
+  const li = document.createElement("li");
+  li.dataset.tool = tool.name;
+  const name = document.createElement("code");
+  name.textContent = tool.name;
+  li.append(name);
+  if (isReadOnly(tool)) li.append(" ", Object.assign(document.createElement("span"), { className: "badge", textContent: "read-only" }));
+  const description = tool.description ?? tool.title ?? "";
+  if (description) li.append(Object.assign(document.createElement("span"), { className: "description", textContent: description }));
+  return li;
+}
+
+function serverItem(server) {
+  const li = document.createElement("li");
+  li.dataset.server = server.name;
+  const head = document.createElement("div");
+  head.className = "server";
+  const name = document.createElement("b");
+  name.textContent = server.name;
+  const url = document.createElement("span");
+  url.className = "url";
+  url.textContent = server.url;
+  head.append(name, url, button("Disconnect", "disconnect", () => disconnect(server)));
+  const tools = document.createElement("ul");
+  tools.className = "mcp-tools";
+  tools.append(...server.tools.map(toolItem));
+  if (server.tools.length === 0) tools.append(Object.assign(document.createElement("li"), { textContent: "(no tools)" }));
+  li.append(head, tools);
+  return li;
+}
+
+function renderServers() {
+  $("mcpServers").replaceChildren(...mcpServers.map(serverItem));
+  $("mcpNote").hidden = mcpServers.length === 0;
+}
+
 // Timeline ------------------------------------------------------------------------------
 function parseJson(text) {
   try { return JSON.parse(text); } catch { return null; }
@@ -156,24 +348,39 @@ function parseJson(text) {
 
 function toolCard(message) {
   const data = parseJson(message.text) ?? {};
+  const readOnly = workspace.tools().find((t) => t.name === data.tool)?.readOnly;
+  return callCard(`${data.tool ?? "tool"}`, readOnly, data.params ?? {});
+}
+
+/** A use_mcp_server message: `{ type, serverName, toolName, arguments }` or a resource's `uri`. */
+function mcpCard(message) {
+  const data = parseJson(message.text) ?? {};
+  const server = data.serverName ?? "MCP server";
+  if (data.type === "access_mcp_resource") return callCard(`${server} › resource`, true, { uri: data.uri ?? "" });
+  const tool = mcpServers.find((s) => s.name === data.serverName)?.tools.find((t) => t.name === data.toolName);
+  const args = parseJson(data.arguments ?? ""); // a JSON text; shown as it is while it streams
+  return callCard(`${server} › ${data.toolName ?? "tool"}`, isReadOnly(tool), { arguments: args ? JSON.stringify(args, null, 2) : data.arguments ?? "" });
+}
+
+/** A tool call's card: its name, a read-only badge, and one row per parameter. */
+function callCard(name, readOnly, params) {
   const card = document.createElement("div");
   card.className = "tool-card";
   const title = document.createElement("div");
   title.className = "tool-name";
-  title.textContent = `${data.tool ?? "tool"}`;
+  title.textContent = name;
   card.append(title);
-  const readOnly = workspace.tools().find((t) => t.name === data.tool)?.readOnly;
   if (readOnly) {
     const badge = document.createElement("span");
     badge.className = "badge";
     badge.textContent = "read-only";
     title.append(" ", badge);
   }
-  for (const [name, value] of Object.entries(data.params ?? {})) {
+  for (const [param, value] of Object.entries(params)) {
     const row = document.createElement("div");
     row.className = "param";
     const key = document.createElement("span");
-    key.textContent = name;
+    key.textContent = param;
     const pre = document.createElement("pre");
     pre.textContent = value;
     row.append(key, pre);
@@ -203,6 +410,9 @@ function fillRow(li, message) {
     }
     case "tool":
       body.append(toolCard(message));
+      break;
+    case "use_mcp_server":
+      body.append(mcpCard(message));
       break;
     case "api_req_started": {
       const info = parseJson(text) ?? {};
@@ -276,6 +486,7 @@ function answerUi(message) {
     const text = () => input.value.trim();
     switch (message.ask) {
       case "tool":
+      case "use_mcp_server":
         controls.append(input,
           button("Approve", "approve", () => done({ response: "yesButtonClicked", text: text() || undefined })),
           button("Deny", "deny", () => done(text() ? { response: "messageResponse", text: text() } : { response: "noButtonClicked" })));
@@ -344,11 +555,14 @@ function taskOptions(environment, record) {
       return message.partial ? undefined : answerUi(message);
     },
   };
+  if (mcpServers.length) options.mcpServers = mcpServers.map(({ name, client }) => ({ name, client }));
   if (record) {
     // NOTE: the files are stored with the task, so after a reload they are as they were before
     // the tool that was running began: running it again is exactly what is needed.
     options.tools = options.tools.map((tool) => tool.readOnly ? tool : { ...tool, idempotent: true });
     options.persist = persistFor(record);
+    // The servers' addresses are kept with the task, to connect them again after a reload.
+    record.app.mcp = mcpServers.map(({ name, url }) => ({ name, url }));
   }
   return options;
 }
@@ -397,6 +611,7 @@ async function restore(saved, clicked = false) {
   }
   savedTask = null;
   $("resume").hidden = true;
+  if (!saved.head.app.finished) await reconnect(saved.head.app.mcp ?? []);
   const record = { task: null, app: saved.head.app };
   let current;
   try {

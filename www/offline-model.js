@@ -1,7 +1,9 @@
 // The playground's built-in model: no key, no network. It reads the conversation it is sent
 // (a ModelRequest) and streams a realistic Anthropic SSE reply through a real ReadableStream,
 // delta by delta: reasoning, text and XML tool calls over the sample workspace, a follow-up
-// question, and attempt_completion. Plain ES module (runs in browsers, Workers and Node).
+// question, and attempt_completion. Its first reply names the MCP servers' tools that the
+// system prompt lists, if any (it does not call them). Plain ES module (runs in browsers,
+// Workers and Node).
 
 const PRICES = { contextWindow: 200000, inputPrice: 3, outputPrice: 15, cacheWritePrice: 3.75, cacheReadPrice: 0.3 };
 export const OFFLINE_MODEL_INFO = PRICES;
@@ -40,7 +42,7 @@ export function scriptedReply(request) {
   const messages = request.messages ?? [];
   let end = messages.length;
   while (end >= 2 && continued(messages, end - 2)) end -= 2;
-  const reply = scriptedStep(messages.slice(0, end));
+  const reply = scriptedStep(messages.slice(0, end), mcpServersOf(request.system ?? ""));
   if (end === messages.length) return reply;
   const cut = messages.slice(end).filter((m) => m.role === "assistant");
   const reasoning = cut.map((m) => blocksOf(m, "thinking")).join("");
@@ -56,7 +58,31 @@ export function scriptedReply(request) {
   return rest;
 }
 
-function scriptedStep(messages) {
+/**
+ * The MCP servers the system prompt describes (its "# MCP servers" section), as
+ * `[{ name, tools }]` with the names of each server's tools; none when there is no section.
+ */
+export function mcpServersOf(system = "") {
+  const at = system.search(/^# MCP servers$/m);
+  if (at < 0) return [];
+  const body = system.slice(system.indexOf("\n", at) + 1);
+  const next = body.search(/^# /m); // the next top-level heading ends the section
+  const section = next < 0 ? body : body.slice(0, next);
+  return section.split(/^## /m).slice(1).map((part) => {
+    const name = part.split("\n", 1)[0];
+    const tools = part.split(/^### /m).find((block) => block.startsWith("Tools\n")) ?? "";
+    return { name: name.trim(), tools: [...tools.matchAll(/^- ([^:\s]+):/gm)].map((m) => m[1]) };
+  });
+}
+
+/** A sentence naming the connected MCP servers and their tools (the script does not use them). */
+function mcpSentence(servers) {
+  if (servers.length === 0) return "";
+  const each = servers.map((s) => `${s.name} (${s.tools.join(", ") || "no tools"})`).join(" and ");
+  return ` I can also use the tools of the MCP ${servers.length === 1 ? "server" : "servers"} ${each}, but this task needs only the workspace's files.`;
+}
+
+function scriptedStep(messages, servers = []) {
   const step = messages.filter((m, i) => m.role === "assistant" && !continued(messages, i)).length;
   const last = textOf([...messages].reverse().find((m) => m.role === "user" && !isContinue(m))?.content ?? "");
   const task = textOf(messages[0]?.content ?? "").replace(/<\/?task>/g, "").trim();
@@ -66,7 +92,7 @@ function scriptedStep(messages) {
     case 0:
       return {
         reasoning: `The user asks: "${task}". I should look at the workspace before changing anything, starting with the file list.`,
-        text: `I'll start by looking at the files in the workspace.\n\n${tag("list_files", { path: ".", recursive: "true" })}`,
+        text: `I'll start by looking at the files in the workspace.${mcpSentence(servers)}\n\n${tag("list_files", { path: ".", recursive: "true" })}`,
       };
     case 1:
       return { text: `${lead}Let me read the README first.\n\n${tag("read_file", { path: "README.md" })}` };

@@ -5,7 +5,9 @@ import {
   ToolCallAssembler, buildRequest, modelCost, Task, ClewStreamError, ClewTaskError, ClewError, ready,
   type Block, type Chunk, type HttpRequest, type NativeToolCall, type TaskMessage, type TaskOutcome,
   type ModelSettings, type ModelRequest, type TaskState, type TaskSnapshot, type TaskSnapshotChanges, type PersistReason,
+  type McpClient, type McpServerOption,
 } from "clew";
+import { connectMcpServer } from "clew/mcp";
 
 const blocks: Block[] = parseAssistantMessage("<read_file><path>a</path></read_file>");
 for (const block of blocks) {
@@ -96,5 +98,12 @@ async function run(): Promise<void> {
   Task.fromHistory({ history: snapshot.history, messages: snapshot.messages }, { model: settings });
   // @ts-expect-error: not a persist reason
   const badReason: PersistReason = "later"; void badReason;
+  // MCP servers: a client of the SDK (clew/mcp) or any object with its methods.
+  const client = await connectMcpServer("http://127.0.0.1:1/mcp", { headers: { authorization: "Bearer x" } });
+  const plain: McpClient = { listTools: async () => ({ tools: [{ name: "t", annotations: { readOnlyHint: true } }] }), callTool: async () => ({}) };
+  const servers: McpServerOption[] = [{ name: "sdk", client, autoApprove: ["t"], timeoutMs: 5000 }, { name: "plain", client: plain }];
+  new Task({ model: settings, mcpServers: servers });
+  // @ts-expect-error: a client needs callTool
+  new Task({ model: settings, mcpServers: [{ name: "x", client: { listTools: plain.listTools } }] });
 }
 void run;

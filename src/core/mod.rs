@@ -5,7 +5,7 @@
 //! conversation it keeps and the request builders, which run once per round, are compiled
 //! with this crate, for size.
 
-pub use clew_codec::{hash, json, parser, stream, utf8};
+pub use clew_codec::{hash, json, parser, stream, text, utf8};
 
 pub mod agent;
 pub mod conversation;

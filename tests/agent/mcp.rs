@@ -9,19 +9,23 @@ use clew::agent::{
 use clew::conversation::{Content, ContentBlock};
 use serde_json::json;
 
-/// A catalog with the server `notes` (a read-only `lookup`, a `write_note`) and a failed
-/// server `broken`.
+/// A catalog with the server `notes` (a read-only `lookup`, a `write_note`, an
+/// auto-approved `ping`) and a failed server `broken`, as the host writes it.
 fn catalog() -> String {
+    let lookup_schema = json!({"type": "object", "properties": {"key": {"type": "string"}}, "required": ["key"]});
     json!({
+        "prompt": "\n# MCP servers\n\n## notes\n\n### Tools\n- lookup: Look a key up\n",
+        "resources": true,
+        "definitions": [
+            {"name": "notes0mcp0lookup", "description": "Look a key up", "inputSchema": lookup_schema},
+            {"name": "notes0mcp0write_note", "description": "Write a note", "inputSchema": {"type": "object"}}
+        ],
         "servers": [{
             "name": "notes",
-            "prompt": "\n### Tools\n- lookup: Look a key up\n",
             "tools": [
-                {"name": "lookup", "description": "Look a key up", "required": ["key"], "readOnly": true,
-                 "inputSchema": {"type": "object", "properties": {"key": {"type": "string"}}, "required": ["key"]}},
-                {"name": "write_note", "description": "Write a note", "required": ["text"],
-                 "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}},
-                {"name": "ping", "description": "Ping", "autoApprove": true, "inputSchema": {"type": "object"}}
+                {"name": "lookup", "required": ["key"], "readOnly": true},
+                {"name": "write_note", "required": ["text"]},
+                {"name": "ping", "autoApprove": true}
             ]
         }],
         "failures": [{"name": "broken", "message": "it did not list its tools within 10 s"}]
@@ -281,13 +285,56 @@ fn a_restored_task_knows_the_mcp_tools_and_needs_the_servers() {
     assert!(matches!(restored.outcome(), Some(clew::agent::Outcome::Completed { .. })));
 }
 
+fn options_error(options: serde_json::Value) -> String {
+    let options = clew::json::Json::parse(&options.to_string()).unwrap();
+    clew::agent::TaskOptions::from_json(&options, 1).unwrap_err()
+}
+
 #[test]
 fn the_options_refuse_a_user_tool_named_like_an_mcp_tool_beside_servers() {
-    let options = json!({"model": {"format": "chunks"}, "mcpServers": [{"name": "a"}], "tools": [{"name": "use_mcp_tool", "execute": {"$fn": 0}}]});
-    let options = clew::json::Json::parse(&options.to_string()).unwrap();
-    let error = clew::agent::TaskOptions::from_json(&options, 1).unwrap_err();
+    let error = options_error(
+        json!({"model": {"format": "chunks"}, "mcpServers": [{"name": "a", "client": true}], "tools": [{"name": "use_mcp_tool", "execute": {"$fn": 0}}]}),
+    );
     assert_eq!(error, "options.tools[0].name names a tool of the MCP servers");
     let without = json!({"model": {"format": "chunks"}, "mcpServers": [], "tools": [{"name": "use_mcp_tool", "execute": {"$fn": 0}}]});
     let without = clew::json::Json::parse(&without.to_string()).unwrap();
     assert!(!clew::agent::TaskOptions::from_json(&without, 1).unwrap().config.mcp_configured);
+}
+
+#[test]
+fn the_options_check_each_mcp_server() {
+    let model = json!({"format": "chunks"});
+    let cases = [
+        (json!([{"name": "a b", "client": true}]), "options.mcpServers[0].name must be 1 to 64 letters"),
+        (json!([{"name": "x0mcp0y", "client": true}]), "options.mcpServers[0].name must be"),
+        (json!([{"name": "a", "client": true}, {"name": "a", "client": true}]), "options.mcpServers[1].name must be"),
+        (json!([{"client": true}]), "options.mcpServers[0].name is required"),
+        (json!([{"name": "a", "client": false}]), "options.mcpServers[0].client must be a connected MCP client"),
+        (
+            json!([{"name": "a", "client": true, "autoApprove": ["t", 3]}]),
+            "options.mcpServers[0].autoApprove must be an array of tool names",
+        ),
+        (json!([{"name": "a", "client": true, "timeoutMs": -1}]), "options.mcpServers[0].timeoutMs"),
+        (json!({"name": "a"}), "options.mcpServers must be an array"),
+        (json!([7]), "options.mcpServers[0]"),
+    ];
+    for (servers, expected) in cases {
+        let error = options_error(json!({"model": model, "mcpServers": servers}));
+        assert!(error.starts_with(expected), "{servers}: {error}");
+    }
+    let fine = json!({"model": model, "mcpServers": [{"name": "gh-1_a", "client": true, "autoApprove": ["t"], "timeoutMs": 5}]});
+    let fine = clew::json::Json::parse(&fine.to_string()).unwrap();
+    assert!(clew::agent::TaskOptions::from_json(&fine, 1).unwrap().config.mcp_configured);
+}
+
+#[test]
+fn native_mode_offers_access_mcp_resource_only_when_a_server_has_resources() {
+    for resources in [true, false] {
+        let config = TaskConfig { tool_calling: ToolCalling::Native, ..mcp_config() };
+        let mut h = Harness::new(config, vec![completion("ok")]);
+        h.mcp_catalog = Some(catalog().replace("\"resources\":true", &format!("\"resources\":{resources}")));
+        h.start("t");
+        let offered = h.requests[0].tools.iter().any(|t| t.name == "access_mcp_resource");
+        assert_eq!(offered, resources);
+    }
 }

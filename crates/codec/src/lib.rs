@@ -10,4 +10,5 @@ pub mod hash;
 pub mod json;
 pub mod parser;
 pub mod stream;
+pub mod text;
 pub mod utf8;

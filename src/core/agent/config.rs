@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::mcp::{McpServer, ACCESS_MCP_RESOURCE, USE_MCP_TOOL};
+use super::mcp::{McpCatalog, ACCESS_MCP_RESOURCE, USE_MCP_TOOL};
 use crate::core::json::Json;
 use crate::core::parser::{ToolSet, ToolSetError};
 use crate::core::stream::model::ModelInfo;
@@ -213,10 +213,10 @@ pub struct TaskConfig {
     pub hooks: HookSet,
     /// Whether the options have MCP servers (the host lists them).
     pub mcp_configured: bool,
-    /// The connected MCP servers, as the host's listing found them
+    /// What the host's listing of the MCP servers found
     /// ([`Task::handle_mcp_servers`](super::Task::handle_mcp_servers)).
     #[serde(skip)]
-    pub mcp_servers: Vec<McpServer>,
+    pub mcp: McpCatalog,
 }
 
 /// Consecutive mistakes before the user is asked how to go on (the reference's default).
@@ -246,7 +246,7 @@ impl Default for TaskConfig {
             persist: false,
             hooks: HookSet::default(),
             mcp_configured: false,
-            mcp_servers: Vec::new(),
+            mcp: McpCatalog::default(),
         }
     }
 }
@@ -292,7 +292,7 @@ impl TaskConfig {
         }
         // NOTE: the MCP tools are known while a server is connected (valid names: adding them
         // cannot fail); the options reader refuses user tools of the same names.
-        if !self.mcp_servers.is_empty() {
+        if !self.mcp.servers.is_empty() {
             let _ = set.add_tool(USE_MCP_TOOL);
             let _ = set.add_tool(ACCESS_MCP_RESOURCE);
             for param in ["server_name", "tool_name", "arguments", "uri"] {

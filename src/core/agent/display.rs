@@ -2,6 +2,7 @@
 //! and tool parameters without a half-written closing tag (AGENT-LOOP §8.2, §10.2).
 
 use crate::core::parser::is_js_whitespace;
+use crate::core::text::{contains, find, find_byte, rfind_byte};
 
 const PAIRED_TAGS: [&str; 3] = ["thinking", "think", "function_calls"];
 
@@ -33,14 +34,14 @@ enum Side {
 
 /// `text` without every `tag`, each taking at most one whitespace character on `side`.
 fn remove_tag(text: &str, tag: &str, side: Side) -> String {
-    if !text.contains(tag) {
+    if !contains(text, tag) {
         return text.to_owned();
     }
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
-    while let Some(at) = rest.find(tag) {
-        let (head, tail) = rest.split_at(at);
-        let tail = tail.get(tag.len()..).unwrap_or_default();
+    while let Some(at) = find(rest, tag) {
+        let head = rest.get(..at).unwrap_or_default();
+        let tail = rest.get(at + tag.len()..).unwrap_or_default();
         match side {
             Side::Before => {
                 let mut chars = head.chars();
@@ -67,9 +68,9 @@ fn remove_tag(text: &str, tag: &str, side: Side) -> String {
 
 /// Cuts a trailing `<name` or `</name` that has no `>` yet, then trims both ends.
 fn cut_partial_tag(text: String) -> String {
-    let Some(at) = text.rfind('<') else { return text };
+    let Some(at) = rfind_byte(&text, b'<') else { return text };
     let tail = text.get(at..).unwrap_or_default();
-    if tail.contains('>') {
+    if find_byte(tail, b'>').is_some() {
         return text;
     }
     let name = tail.strip_prefix("</").or_else(|| tail.strip_prefix('<')).unwrap_or(tail);
@@ -104,7 +105,7 @@ pub fn without_closing_tag(value: &str, param: &str, partial: bool) -> String {
     if !partial {
         return value.to_owned();
     }
-    let Some(at) = value.rfind('<') else { return value.to_owned() };
+    let Some(at) = rfind_byte(value, b'<') else { return value.to_owned() };
     let tail = value.get(at + 1..).unwrap_or_default();
     let tail = tail.strip_prefix('/').unwrap_or(tail);
     let mut wanted = param.chars();

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::effect::codes;
 use crate::core::stream::StreamError;
+use crate::core::text::contains;
 
 /// A failed request, kept as plain data (it may sit in a snapshot while a retry waits).
 #[derive(Default, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -83,13 +84,13 @@ impl Failure {
             _ => (None, None),
         };
         let kind = kind.unwrap_or_default().to_ascii_lowercase();
-        let has = |patterns: &[&str]| patterns.iter().any(|p| lower.contains(p) || kind.contains(p));
+        let has = |patterns: &[&str]| patterns.iter().any(|p| contains(&lower, p) || contains(&kind, p));
         let sized = matches!(status, None | Some(400) | Some(413));
         let provider_or_http = matches!(error, StreamError::Http { .. } | StreamError::Provider { .. });
         let context_window = provider_or_http && sized && has(&CONTEXT_PATTERNS);
         let auth_status = status.is_some_and(|s| (401..=428).contains(&s)) && !context_window;
         let auth = auth_status || (provider_or_http && has(&AUTH_PATTERNS) && !context_window);
-        let quota = provider_or_http && has(&QUOTA_PATTERNS) && !lower.contains("rate limit");
+        let quota = provider_or_http && has(&QUOTA_PATTERNS) && !contains(&lower, "rate limit");
         let retry_after_ms = match error {
             StreamError::Http { retry_after_ms, .. } => *retry_after_ms,
             _ => None,

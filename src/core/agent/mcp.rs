@@ -9,6 +9,8 @@
 //! `use_mcp_tool`.
 
 use crate::core::json::Json;
+use crate::core::request::ToolDefinition;
+use crate::core::text::{contains, find};
 
 use std::rc::Rc;
 
@@ -25,16 +27,28 @@ pub const ACCESS_MCP_RESOURCE: &str = "access_mcp_resource";
 /// What joins a server's name and a tool's name in a native tool's name.
 pub(crate) const NATIVE_SEPARATOR: &str = "0mcp0";
 
-/// A connected MCP server, as the host listed it.
+/// What the host's listing of the MCP servers found.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct McpCatalog {
+    /// The connected servers.
+    pub servers: Vec<McpServer>,
+    /// The system prompt's section on them (their tools with input schemas, their
+    /// resources, how to call them), written by the host.
+    pub prompt: String,
+    /// Each server tool as a native tool, named `<server>0mcp0<tool>`.
+    pub definitions: Vec<ToolDefinition>,
+    /// Whether a server has resources (native mode offers `access_mcp_resource` then; XML
+    /// mode always describes it, as the reference does).
+    pub resources: bool,
+}
+
+/// A connected MCP server.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct McpServer {
     /// Its name: the `server_name` the model writes.
     pub name: String,
     /// Its tools.
     pub tools: Vec<McpTool>,
-    /// Its part of the system prompt: its tools (name, description, input schema) and
-    /// resources, written by the host.
-    pub prompt: String,
 }
 
 /// A tool an MCP server lists.
@@ -42,11 +56,7 @@ pub struct McpServer {
 pub struct McpTool {
     /// Its name on the server.
     pub name: String,
-    /// What it does.
-    pub description: String,
-    /// Its input's JSON Schema.
-    pub input_schema: Json,
-    /// The arguments its schema requires.
+    /// The arguments its input schema requires.
     pub required: Vec<String>,
     /// It declares `readOnlyHint`: it may be auto-approved as a read-only tool, and runs
     /// again when a restored task was interrupted while it ran.
@@ -62,14 +72,17 @@ impl McpServer {
     }
 }
 
-/// The native tool name of `tool` on `server`.
-pub(crate) fn native_name(server: &str, tool: &str) -> String {
-    format!("{server}{NATIVE_SEPARATOR}{tool}")
+/// Whether `name` is a server name the task accepts: 1 to 64 letters, digits, `_` or `-`,
+/// without the native separator (it becomes part of native tool names).
+pub(crate) fn valid_server_name(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+        && !contains(name, NATIVE_SEPARATOR)
 }
 
 /// A native tool name split into server and tool, if it names an MCP tool.
 pub(crate) fn split_native_name(name: &str) -> Option<(&str, &str)> {
-    let at = name.find(NATIVE_SEPARATOR)?;
+    let at = find(name, NATIVE_SEPARATOR)?;
     let (server, tool) = (name.get(..at)?, name.get(at + NATIVE_SEPARATOR.len()..)?);
     (!server.is_empty() && !tool.is_empty()).then_some((server, tool))
 }
@@ -82,18 +95,19 @@ pub(crate) fn is_mcp_tool(name: &str) -> bool {
 /// Whether a call of `name` goes to an MCP server: one of the two MCP tools while servers
 /// are connected (without servers, a user's tool may have either name).
 pub(crate) fn is_mcp_call(config: &TaskConfig, name: &str) -> bool {
-    is_mcp_tool(name) && !config.mcp_servers.is_empty()
+    is_mcp_tool(name) && !config.mcp.servers.is_empty()
 }
 
-/// The connected servers, and the names and messages of the servers whose listing failed.
-type Catalog = (Vec<McpServer>, Vec<(String, String)>);
+/// The catalog, and the names and messages of the servers whose listing failed.
+type Listing = (McpCatalog, Vec<(String, String)>);
 
-/// Reads a host's catalog (JSON text): the connected servers, and the names and messages of
-/// the servers whose listing failed; `None` when `text` is not JSON.
+/// Reads a host's catalog (JSON text); `None` when `text` is not JSON. Entries that cannot be
+/// read are left out (the catalog is the host's own).
 ///
-/// The catalog: `{ servers: [{ name, prompt, tools: [{ name, description,
-/// inputSchema, required: [..], readOnly, autoApprove }] }], failures: [{ name, message }] }`.
-pub(crate) fn read_catalog(text: &str) -> Option<Catalog> {
+/// The catalog: `{ prompt, resources, definitions: [{ name, description, inputSchema }], servers:
+/// [{ name, tools: [{ name, required: [..], readOnly, autoApprove }] }], failures: [{ name,
+/// message }] }`.
+pub(crate) fn read_catalog(text: &str) -> Option<Listing> {
     let catalog = Json::parse(text).ok()?;
     let flag = |value: &Json, key: &str| value.get(key).and_then(Json::as_bool).unwrap_or(false);
     let mut servers = Vec::new();
@@ -102,17 +116,18 @@ pub(crate) fn read_catalog(text: &str) -> Option<Catalog> {
         for tool in items(listed, "tools") {
             tools.push(McpTool {
                 name: text_of(tool, "name"),
-                description: text_of(tool, "description"),
-                input_schema: tool.get("inputSchema").cloned().unwrap_or_else(Json::object),
                 required: items(tool, "required").iter().filter_map(Json::as_str).map(str::to_owned).collect(),
                 read_only: flag(tool, "readOnly"),
                 auto_approve: flag(tool, "autoApprove"),
             });
         }
-        servers.push(McpServer { name: text_of(listed, "name"), tools, prompt: text_of(listed, "prompt") });
+        servers.push(McpServer { name: text_of(listed, "name"), tools });
     }
+    let definitions =
+        items(&catalog, "definitions").iter().filter_map(|d| ToolDefinition::from_json(d, "").ok()).collect();
     let failures = items(&catalog, "failures").iter().map(|f| (text_of(f, "name"), text_of(f, "message"))).collect();
-    Some((servers, failures))
+    let resources = catalog.get("resources").and_then(Json::as_bool).unwrap_or(false);
+    Some((McpCatalog { servers, prompt: text_of(&catalog, "prompt"), definitions, resources }, failures))
 }
 
 /// The array at `value[key]` (empty when it is not one).
@@ -127,7 +142,7 @@ fn text_of(value: &Json, key: &str) -> String {
 
 /// The connected servers of `config`.
 pub(crate) fn connected(config: &TaskConfig) -> impl Iterator<Item = &McpServer> {
-    config.mcp_servers.iter()
+    config.mcp.servers.iter()
 }
 
 /// The connected server named `name`.
@@ -144,7 +159,7 @@ fn param<'a>(params: &'a [(String, String)], name: &str) -> &'a str {
 /// `readOnlyHint`.
 pub(crate) fn reads_only(config: &TaskConfig, name: &str, params: &[(String, String)]) -> bool {
     match name {
-        _ if config.mcp_servers.is_empty() => false,
+        _ if config.mcp.servers.is_empty() => false,
         ACCESS_MCP_RESOURCE => true,
         USE_MCP_TOOL => server(config, param(params, "server_name"))
             .and_then(|s| s.tool(param(params, "tool_name")))
@@ -196,24 +211,6 @@ pub(crate) fn check_call(config: &TaskConfig, name: &str, params: &[(String, Str
     Some(format!("{problem} The connected servers and their tools are listed in the system prompt."))
 }
 
-/// The system prompt's section on the connected servers (each server's own part is written
-/// by the host). Empty without connected servers.
-pub(crate) fn prompt_section(config: &TaskConfig, xml: bool) -> String {
-    let mut out = String::new();
-    for server in connected(config) {
-        if out.is_empty() {
-            out.push_str("\n# MCP servers\n\nThese MCP (Model Context Protocol) servers are connected; they give you more tools and resources.");
-            out.push_str(if xml {
-                " Call a server's tool with use_mcp_tool and read a resource with access_mcp_resource.\n"
-            } else {
-                " Each of their tools is one of your tools, named <server>0mcp0<tool>; read a resource with access_mcp_resource.\n"
-            });
-        }
-        out.push_str(&format!("\n## {}\n{}", server.name, server.prompt));
-    }
-    out
-}
-
 impl Ctx {
     /// Opens stream `stream` with the request as it stands; with MCP servers, once they are
     /// listed ([`Effect::ListMcpServers`]; its answer opens the stream).
@@ -241,8 +238,8 @@ impl Task {
             return;
         }
         self.ctx.mcp_listing = None;
-        if let Some((servers, failures)) = read_catalog(catalog) {
-            self.ctx.config.mcp_servers = servers;
+        if let Some((mcp, failures)) = read_catalog(catalog) {
+            self.ctx.config.mcp = mcp;
             // NOTE: the MCP tools' names are valid and the options reader refused user tools
             // of the same names: this cannot fail.
             if let Ok(tools) = self.ctx.config.validate() {

@@ -50,7 +50,7 @@ pub use effect::{codes, CheckpointKind, Effect, HookKind, HookResult, Outcome, T
 pub use event::Event;
 pub use failure::Failure;
 pub use history::{max_allowed_tokens, next_truncation, request_messages, DeletedRange, Truncation};
-pub use mcp::{McpServer, McpTool, ACCESS_MCP_RESOURCE, USE_MCP_TOOL};
+pub use mcp::{McpCatalog, McpServer, McpTool, ACCESS_MCP_RESOURCE, USE_MCP_TOOL};
 pub use message::{AskAnswer, AskKind, AskResponse, Message, MessageKind, SayKind, Transcript};
 pub use options::{CallbackSlots, Slot, TaskOptions, ToolSlots, HOOK_NAMES};
 pub use snapshot::{SnapshotError, SnapshotErrorKind, SNAPSHOT_VERSION};

@@ -155,8 +155,7 @@ impl TaskOptions {
         let environment = first.keep(string(options, "options", "environment"));
         let settings = first.keep(ModelSettings::from_json(model, "options.model").map(Some)).unwrap_or_default();
         let (tools, tool_slots) = tools(options, &fns, &mut first);
-        let mcp_configured =
-            !first.keep(list(options, "options", "mcpServers").map(Some)).unwrap_or_default().is_empty();
+        let mcp_configured = mcp_servers(options, &mut first);
         if let Some(i) = tools.iter().position(|t| mcp_configured && mcp::is_mcp_tool(&t.name)) {
             first.note(format!("options.tools[{i}].name names a tool of the MCP servers"));
         }
@@ -189,7 +188,7 @@ impl TaskOptions {
                 post_tool_use: hook_slots[4].is_some(),
             },
             mcp_configured,
-            mcp_servers: Vec::new(),
+            mcp: Default::default(),
         };
         let callbacks = CallbackSlots {
             say,
@@ -204,6 +203,35 @@ impl TaskOptions {
         };
         Ok(Self { config, model: settings, callbacks })
     }
+}
+
+/// Checks `options.mcpServers` (the host reads them itself); whether there are any. The host
+/// puts `true` in place of a client with `listTools` and `callTool` methods.
+fn mcp_servers(options: &Json, first: &mut FirstError) -> bool {
+    let servers = first.keep(list(options, "options", "mcpServers").map(Some)).unwrap_or_default();
+    for (i, server) in servers.iter().enumerate() {
+        let at = format!("options.mcpServers[{i}]");
+        let name = first.keep(required(server, &at, "name").map(Some)).unwrap_or_default();
+        let unique = !servers.iter().take(i).any(|s| s.get("name").and_then(Json::as_str) == Some(&name));
+        if !(mcp::valid_server_name(&name) && unique) {
+            first.note(format!(
+                "{at}.name must be 1 to 64 letters, digits, _ or - (without \"0mcp0\"), unique among the servers"
+            ));
+        }
+        if server.get("client").and_then(Json::as_bool) != Some(true) {
+            first.note(format!("{at}.client must be a connected MCP client (with listTools and callTool methods)"));
+        }
+        if first
+            .keep(list(server, &at, "autoApprove").map(Some))
+            .unwrap_or_default()
+            .iter()
+            .any(|t| t.as_str().is_none())
+        {
+            first.note(format!("{at}.autoApprove must be an array of tool names"));
+        }
+        let _ = first.keep(count(server, &at, "timeoutMs"));
+    }
+    !servers.is_empty()
 }
 
 /// The first error of a reading that goes on past errors. NOTE: each setting is read on its

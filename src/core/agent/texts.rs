@@ -224,12 +224,13 @@ pub fn all_tools(config: &TaskConfig) -> Vec<(String, String, Vec<ParamSpec>)> {
         builtin_params(ATTEMPT_COMPLETION),
     ));
     // NOTE: in native mode each MCP tool is a tool of its own (`tool_job::definitions`).
+    let xml = config.tool_calling == ToolCalling::Xml;
     let mcp_tools = [
-        (mcp::USE_MCP_TOOL, "Call a tool of a connected MCP server.", config.tool_calling == ToolCalling::Xml),
-        (mcp::ACCESS_MCP_RESOURCE, "Read a resource of a connected MCP server.", true),
+        (mcp::USE_MCP_TOOL, "Call a tool of a connected MCP server.", xml),
+        (mcp::ACCESS_MCP_RESOURCE, "Read a resource of a connected MCP server.", xml || config.mcp.resources),
     ];
     for (name, description, offered) in mcp_tools {
-        if offered && !config.mcp_servers.is_empty() {
+        if offered && !config.mcp.servers.is_empty() {
             tools.push((name.into(), description.into(), builtin_params(name)));
         }
     }
@@ -266,7 +267,7 @@ pub fn system_prompt(config: &TaskConfig) -> String {
             out.push_str(&format!("</{name}>\n"));
         }
     }
-    out.push_str(&mcp::prompt_section(config, xml));
+    out.push_str(&config.mcp.prompt);
     if let Some(rules) = config.rules.as_deref().filter(|r| !r.trim().is_empty()) {
         out.push_str(&format!("\n# Rules\n\n{rules}\n"));
     }

@@ -59,15 +59,7 @@ pub(crate) fn definitions(config: &TaskConfig) -> Vec<ToolDefinition> {
             });
         definitions.push(ToolDefinition { name, description, input_schema: schema });
     }
-    for server in mcp::connected(config) {
-        for tool in &server.tools {
-            definitions.push(ToolDefinition {
-                name: mcp::native_name(&server.name, &tool.name),
-                description: tool.description.clone(),
-                input_schema: tool.input_schema.clone(),
-            });
-        }
-    }
+    definitions.extend(config.mcp.definitions.iter().cloned());
     definitions
 }
 

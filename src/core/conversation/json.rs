@@ -136,7 +136,7 @@ impl ImageSource {
 
     /// An image from a data URL (base64) or a web address.
     pub fn from_url_text(text: &str) -> Self {
-        match text.strip_prefix("data:").and_then(|rest| rest.split_once(";base64,")) {
+        match text.strip_prefix("data:").and_then(split_base64) {
             Some((media_type, data)) => Self::Base64 { media_type: media_type.to_owned(), data: data.to_owned() },
             None => Self::Url { url: text.to_owned() },
         }
@@ -161,4 +161,10 @@ impl ImageSource {
             Self::Url { url } => Json::object().with("type", "url").with("url", url),
         }
     }
+}
+
+/// A data URL's rest after `data:` split at `;base64,` into media type and data.
+fn split_base64(rest: &str) -> Option<(&str, &str)> {
+    let at = crate::core::text::find(rest, ";base64,")?;
+    Some((rest.get(..at)?, rest.get(at + ";base64,".len()..)?))
 }

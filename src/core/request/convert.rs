@@ -57,7 +57,8 @@ impl ModelRequest {
 }
 
 impl ToolDefinition {
-    fn from_json(value: &Json, at: &str) -> Result<Self, Error> {
+    /// Reads a definition (`{name, description?, inputSchema}`; `at` names it in errors).
+    pub(crate) fn from_json(value: &Json, at: &str) -> Result<Self, Error> {
         let value = object(value, at)?;
         let schema = value.get("inputSchema").ok_or_else(|| format!("{at}.inputSchema is required"))?;
         Ok(Self {

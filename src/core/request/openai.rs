@@ -63,7 +63,7 @@ pub fn build_openai(request: &ModelRequest) -> HttpRequest {
 
 fn is_reasoning_model(id: &str) -> bool {
     let id = id.rsplit('/').next().unwrap_or(id);
-    ["o1", "o3", "o4", "gpt-5"].iter().any(|prefix| id.starts_with(prefix)) && !id.contains("chat")
+    ["o1", "o3", "o4", "gpt-5"].iter().any(|prefix| id.starts_with(prefix)) && !crate::core::text::contains(id, "chat")
 }
 
 fn push_message(message: &Message, out: &mut Vec<Json>) {

@@ -129,7 +129,7 @@ impl FieldState {
             self.seen_line = true;
             return Ok(()); // a comment (keep-alive)
         }
-        let (field, value) = match line.split_once(':') {
+        let (field, value) = match crate::text::split_once_byte(line, b':') {
             Some((field, value)) => (field, value.strip_prefix(' ').unwrap_or(value)),
             None => (line, ""),
         };
@@ -152,7 +152,7 @@ impl FieldState {
                 self.event.clear();
                 self.event.push_str(value);
             }
-            "id" if !value.contains('\0') => {
+            "id" if crate::text::find_byte(value, 0).is_none() => {
                 self.id.clear();
                 self.id.push_str(value);
             }

@@ -78,7 +78,7 @@ impl Task {
         for tool in &self.ctx.config.tools {
             tools.push(tool.name.clone());
         }
-        if !self.ctx.config.mcp_servers.is_empty() {
+        if !self.ctx.config.mcp.servers.is_empty() {
             // NOTE: the parser knew the MCP tools; the restored one must too.
             tools.push(USE_MCP_TOOL.to_owned());
         }
@@ -147,10 +147,10 @@ impl Task {
         if tools.iter().any(|name| name == USE_MCP_TOOL) && config.mcp_configured {
             // NOTE: the parser knew the MCP tools: it knows them again (the nameless server
             // stands for the ones the host lists before the next request).
-            config.mcp_servers.push(McpServer::default());
+            config.mcp.servers.push(McpServer::default());
         }
         let known = |name: &String| {
-            config.tools.iter().any(|t| &t.name == name) || (name == USE_MCP_TOOL && !config.mcp_servers.is_empty())
+            config.tools.iter().any(|t| &t.name == name) || (name == USE_MCP_TOOL && !config.mcp.servers.is_empty())
         };
         if let Some(name) = tools.iter().find(|name| !known(name)) {
             return Err(SnapshotError {
