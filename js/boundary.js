@@ -232,14 +232,24 @@ export function clew_options(options) {
 }
 
 // options.mcpServers (checked by the core): the code that lists the servers and calls them
-// (mcp-servers.js at the package's root) loads only when a task with servers first lists
-// them. `list()` gives the catalog's JSON (src/core/agent/mcp.rs `read_catalog`), or "" when
-// nothing changed.
+// is mcp-servers.js at the package's root, loaded only when a task with servers first lists
+// them. It registers itself under a global symbol: an application that imports "clew/mcp"
+// (or "clew/mcp-servers") has it in its bundle; otherwise the entries that can import it
+// from beside the package at run time (Node, browsers) said how (`clew_mcp_import`). The
+// workerd and edge entries cannot: there the application imports it. `list()` gives the
+// catalog's JSON (src/core/agent/mcp.rs `read_catalog`), or "" when nothing changed.
+const MCP_SERVERS = Symbol.for('clew.mcpServers');
+let mcpImport = () => Promise.resolve();
+export function clew_mcp_import(load) { mcpImport = load; }
 function clew_mcp(servers, native) {
   let loaded;
-  const run = (op) => (a, b) => (loaded ??= import('../../../mcp-servers.js').then((m) => m.mcpServers(servers, native))).then(
+  const load = () => loaded ??= (globalThis[MCP_SERVERS] ? Promise.resolve() : mcpImport()).then(() => {
+    if (typeof globalThis[MCP_SERVERS] !== 'function') throw new Error('it is not in this bundle');
+    return globalThis[MCP_SERVERS](servers, native);
+  });
+  const run = (op) => (a, b) => load().then(
     (glue) => glue[op](a, b),
-    (e) => (e = 'the MCP support could not be loaded: ' + String(e && e.message || e), op === 'list' ? JSON.stringify({ failures: servers.map((s) => ({ name: s.name, message: e })) }) : { text: e, isError: true }));
+    (e) => (e = 'the MCP support could not be loaded (' + String(e && e.message || e) + '); import "clew/mcp-servers" (or "clew/mcp") once in the application', op === 'list' ? JSON.stringify({ failures: servers.map((s) => ({ name: s.name, message: e })) }) : { text: e, isError: true }));
   return { list: run('list'), call: run('call'), read: run('read') };
 }
 

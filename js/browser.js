@@ -5,7 +5,7 @@
 import init, * as wasm from "./clew.js";
 import { AssistantMessageParser as Parser } from "./parser.js";
 import { ToolCallAssembler as Assembler } from "./assembler.js";
-import { mergeSnapshot } from "__BOUNDARY_MODULE__";
+import { clew_mcp_import, mergeSnapshot } from "__BOUNDARY_MODULE__";
 
 export { ClewError, ClewStreamError, ClewTaskError } from "__ERRORS_MODULE__";
 
@@ -16,6 +16,9 @@ export const ready = init({ module_or_path: new URL("./clew_bg.wasm", import.met
 });
 // NOTE: a failed load surfaces through `ready` and through every call; it is not unhandled.
 ready.catch(() => {});
+// A task with MCP servers imports clew's MCP support from beside this module, hidden from
+// bundlers (a bundle stays one chunk; an application that bundles MCP imports "clew/mcp").
+clew_mcp_import(() => import(/* webpackIgnore: true */ /* @vite-ignore */ new URL("./mcp-servers.js", import.meta.url).href));
 
 function check() {
   if (!loaded) {

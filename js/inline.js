@@ -3,6 +3,7 @@
 // Node. `clew/inline`, and the `node` and `import` conditions, resolve here.
 import { initSync } from "./clew.js";
 import wasmBase64 from "./clew_wasm_base64.js";
+import { clew_mcp_import } from "__BOUNDARY_MODULE__";
 
 function decode(text) {
   if (typeof Uint8Array.fromBase64 === "function") return Uint8Array.fromBase64(text);
@@ -14,5 +15,8 @@ function decode(text) {
 }
 
 initSync({ module: decode(wasmBase64) });
+// A task with MCP servers imports clew's MCP support from beside this module, hidden from
+// bundlers (a bundle stays one chunk; an application that bundles MCP imports "clew/mcp").
+clew_mcp_import(() => import(/* webpackIgnore: true */ /* @vite-ignore */ new URL("./mcp-servers.js", import.meta.url).href));
 
 export * from "./api.js";

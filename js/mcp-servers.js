@@ -1,7 +1,8 @@
 // options.mcpServers at work: lists each server's tools and resources for the task's catalog
 // (src/core/agent/mcp.rs `read_catalog`), notices when a server's tools change, and runs the
 // two reference tools, use_mcp_tool and access_mcp_resource, on the servers. Loaded on demand
-// (js/boundary.js `clew_mcp`): a task without servers never loads it. Every call of a client
+// (js/boundary.js `clew_mcp`), or by an application's `import "clew/mcp-servers"` (or
+// "clew/mcp"); it registers `mcpServers` under the global symbol `clew.mcpServers`. Every call of a client
 // is guarded: a client that throws, rejects, hangs or disconnects makes a failed listing or
 // an error result, never a crash.
 
@@ -283,3 +284,5 @@ function withTimeout(promise, ms, message) {
   const timeout = new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(message)), ms); });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
+
+globalThis[Symbol.for("clew.mcpServers")] = mcpServers;

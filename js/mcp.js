@@ -4,6 +4,7 @@
 // In workerd the package's `workerd` condition picks mcp-workerd.js, which gives the client
 // the SDK's Workers-safe JSON Schema validator (the default one compiles schemas with
 // `new Function`, which Workers forbid).
+import "./mcp-servers.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 

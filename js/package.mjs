@@ -70,8 +70,19 @@ for (const file of ["clew.js", ...entries, ...onDemand, ...snippetFiles]) {
     "--log-level=error"], { stdio: "inherit" });
 }
 
+// The minifier drops every comment, the two that keep bundlers away from the MCP support's
+// run-time import included (js/inline.js, js/browser.js): they go back in.
+for (const file of ["inline.js", "browser.js"]) {
+  const text = readFileSync(join(pkg, file), "utf8");
+  const hidden = text.replace(/import\(new URL\("\.\/mcp-servers\.js"/, 'import(/* webpackIgnore: true */ /* @vite-ignore */ new URL("./mcp-servers.js"');
+  if (hidden === text) throw new Error(`[build] the MCP support's import was not found in ${file}`);
+  writeFileSync(join(pkg, file), hidden);
+}
+
 // CommonJS: one bundle of the inline entry.
+// `import.meta.url` is the package root's (the MCP support is imported from beside it).
 execFileSync(esbuild, [join(pkg, "inline.js"), "--bundle", "--format=cjs", "--platform=node", "--target=node18",
+  "--define:import.meta.url=__clew_url", '--banner:js=var __clew_url = require("url").pathToFileURL(__filename).href;',
   `--outfile=${join(pkg, "index.cjs")}`, "--log-level=error"], { stdio: "inherit" });
 
 // Declarations: the generated ones without wasm-bindgen's init internals (and without
@@ -117,10 +128,11 @@ const manifest = {
       workerd: { types: "./mcp.d.ts", default: "./mcp-workerd.js" },
       default: { types: "./mcp.d.ts", default: "./mcp.js" },
     },
+    "./mcp-servers": "./mcp-servers.js",
     "./clew_bg.wasm": "./clew_bg.wasm",
     "./package.json": "./package.json",
   },
-  sideEffects: ["./node.js", "./browser.js", "./workerd.js", "./edge-light.js", "./inline.js", "./index.cjs"],
+  sideEffects: ["./node.js", "./browser.js", "./workerd.js", "./edge-light.js", "./inline.js", "./index.cjs", "./mcp-servers.js", "./mcp.js", "./mcp-workerd.js"],
   keywords: generated.keywords,
   engines: { node: ">=20" },
   peerDependencies: { "@modelcontextprotocol/sdk": "^1.20.0" },
