@@ -227,8 +227,9 @@ impl Ctx {
 
 impl Task {
     /// The answer to [`Effect::ListMcpServers`] `id`: the host's catalog of the MCP servers
-    /// (JSON text, see [`read_catalog`]), or an empty text when nothing changed since the
-    /// last one. The next requests describe the connected servers, the parser knows
+    /// (JSON text: `{ prompt, resources, definitions: [{ name, description, inputSchema }],
+    /// servers: [{ name, tools: [{ name, required, readOnly, autoApprove }] }], failures:
+    /// [{ name, message }] }`), or an empty text when nothing changed since the last one. The next requests describe the connected servers, the parser knows
     /// `use_mcp_tool` and `access_mcp_resource` while one is connected, and each failed
     /// server is reported (an `error` say naming it) and left out. Then the stream that
     /// waited opens. A catalog that is not JSON changes nothing.
