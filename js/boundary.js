@@ -242,14 +242,14 @@ const MCP_SERVERS = Symbol.for('clew.mcpServers');
 let mcpImport = () => Promise.resolve();
 export function clew_mcp_import(load) { mcpImport = load; }
 function clew_mcp(servers, native) {
-  let loaded;
+  let loaded, told = false;
   const load = () => loaded ??= (globalThis[MCP_SERVERS] ? Promise.resolve() : mcpImport()).then(() => {
     if (typeof globalThis[MCP_SERVERS] !== 'function') throw new Error('it is not in this bundle');
     return globalThis[MCP_SERVERS](servers, native);
   });
   const run = (op) => (a, b) => load().then(
     (glue) => glue[op](a, b),
-    (e) => (e = 'the MCP support could not be loaded (' + String(e && e.message || e) + '); import "clew/mcp-servers" (or "clew/mcp") once in the application', op === 'list' ? JSON.stringify({ failures: servers.map((s) => ({ name: s.name, message: e })) }) : { text: e, isError: true }));
+    (e) => (e = 'the MCP support could not be loaded (' + String(e && e.message || e) + '); import "clew/mcp-servers" (or "clew/mcp") once in the application', op !== 'list' ? { text: e, isError: true } : told ? '' : (told = true, JSON.stringify({ errors: [e] }))));
   return { list: run('list'), call: run('call'), read: run('read') };
 }
 

@@ -58,7 +58,7 @@ export function mcpServers(servers, native) {
         name: s.name,
         tools: s.tools.map((t) => ({ name: t.name, required: t.required, readOnly: t.readOnly, autoApprove: s.autoApprove.includes(t.name) })),
       })),
-      failures,
+      errors: failures.map((f) => `The MCP server "${f.name}" is left out: ${f.message}`),
     });
     failures = [];
     changed = false;

@@ -203,10 +203,10 @@ for (const mode of MODES) {
   });
 
   const badCalls = [
-    ["arguments that are not JSON", ["notes", "lookup", "{key: a}"], /The arguments for 'lookup' are not a valid JSON object/],
-    ["an unknown tool", ["notes", "nothing", "{}"], /The MCP server 'notes' has no tool named 'nothing'/],
-    ["an unknown server", ["elsewhere", "lookup", '{"key":"a"}'], /No connected MCP server is named 'elsewhere'/],
-    ["a missing required argument", ["notes", "lookup", "{}"], /needs the argument 'key'/],
+    ["arguments that are not JSON", ["notes", "lookup", "{key: a}"], /'lookup' on the MCP server 'notes' cannot run: its arguments are not a valid JSON object/],
+    ["an unknown tool", ["notes", "nothing", "{}"], /'nothing' on the MCP server 'notes' cannot run: the server has no tool of that name/],
+    ["an unknown server", ["elsewhere", "lookup", '{"key":"a"}'], /the MCP server 'elsewhere' cannot run: no connected MCP server has that name/],
+    ["a missing required argument", ["notes", "lookup", "{}"], /the tool needs the argument 'key'/],
   ];
   for (const [what, [serverName, tool, args], problem] of badCalls) {
     test(`${mode}: ${what}: an error result and an error say, the server never called`, async () => {

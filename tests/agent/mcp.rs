@@ -28,7 +28,7 @@ fn catalog() -> String {
                 {"name": "ping", "autoApprove": true}
             ]
         }],
-        "failures": [{"name": "broken", "message": "it did not list its tools within 10 s"}]
+        "errors": ["The MCP server \"broken\" is left out: it did not list its tools within 10 s"]
     })
     .to_string()
 }
@@ -78,7 +78,7 @@ fn a_server_that_fails_to_list_is_reported_by_name_and_left_out() {
 #[test]
 fn without_a_connected_server_the_mcp_tools_are_not_known() {
     let mut h = Harness::new(mcp_config(), vec![text(&[&call("lookup", "{}")]), completion("ok")]);
-    h.mcp_catalog = Some(json!({"servers": [], "failures": [{"name": "notes", "message": "down"}]}).to_string());
+    h.mcp_catalog = Some(json!({"servers": [], "errors": ["The MCP server \"notes\" is left out: down"]}).to_string());
     h.start("t");
     assert!(!h.requests[0].system.contains("use_mcp_tool"));
     assert!(h.tool_calls.is_empty());
@@ -148,14 +148,14 @@ fn read_only_hint_without_auto_approve_read_only_still_asks() {
 #[test]
 fn mcp_calls_that_cannot_run_are_mistakes_with_an_error_result() {
     let cases = [
-        (call("lookup", "{key: a}"), "are not a valid JSON object"),
-        (call("lookup", "[1]"), "are not a valid JSON object"),
-        (call("nothing", "{}"), "has no tool named 'nothing'"),
-        (call("lookup", r#"{"other":1}"#), "needs the argument 'key'"),
-        (call("lookup", r#"{"key":null}"#), "needs the argument 'key'"),
-        ("<use_mcp_tool><server_name>elsewhere</server_name><tool_name>x</tool_name><arguments>{}</arguments></use_mcp_tool>".to_owned(), "No connected MCP server is named 'elsewhere'"),
+        (call("lookup", "{key: a}"), "'lookup' on the MCP server 'notes' cannot run: its arguments are not a valid JSON object"),
+        (call("lookup", "[1]"), "its arguments are not a valid JSON object"),
+        (call("nothing", "{}"), "'nothing' on the MCP server 'notes' cannot run: the server has no tool of that name"),
+        (call("lookup", r#"{"other":1}"#), "the tool needs the argument 'key'"),
+        (call("lookup", r#"{"key":null}"#), "the tool needs the argument 'key'"),
+        ("<use_mcp_tool><server_name>elsewhere</server_name><tool_name>x</tool_name><arguments>{}</arguments></use_mcp_tool>".to_owned(), "the MCP server 'elsewhere' cannot run: no connected MCP server has that name"),
         ("<use_mcp_tool><server_name>notes</server_name><tool_name>lookup</tool_name></use_mcp_tool>".to_owned(), "arguments"),
-        ("<access_mcp_resource><server_name>nope</server_name><uri>a://b</uri></access_mcp_resource>".to_owned(), "No connected MCP server is named 'nope'"),
+        ("<access_mcp_resource><server_name>nope</server_name><uri>a://b</uri></access_mcp_resource>".to_owned(), "the MCP server 'nope' cannot run: no connected MCP server has that name"),
     ];
     for (reply, expected) in cases {
         let mut h = harness(mcp_config(), vec![text(&[&reply]), completion("ok")]);
@@ -308,13 +308,17 @@ fn the_options_check_each_mcp_server() {
         (json!([{"name": "a b", "client": true}]), "options.mcpServers[0].name must be 1 to 64 letters"),
         (json!([{"name": "x0mcp0y", "client": true}]), "options.mcpServers[0].name must be"),
         (json!([{"name": "a", "client": true}, {"name": "a", "client": true}]), "options.mcpServers[1].name must be"),
-        (json!([{"client": true}]), "options.mcpServers[0].name is required"),
+        (json!([{"client": true}]), "options.mcpServers[0].name must be"),
         (json!([{"name": "a", "client": false}]), "options.mcpServers[0].client must be a connected MCP client"),
         (
             json!([{"name": "a", "client": true, "autoApprove": ["t", 3]}]),
             "options.mcpServers[0].autoApprove must be an array of tool names",
         ),
-        (json!([{"name": "a", "client": true, "timeoutMs": -1}]), "options.mcpServers[0].timeoutMs"),
+        (
+            json!([{"name": "a", "client": true, "timeoutMs": -1}]),
+            "options.mcpServers[0].timeoutMs must be a whole number",
+        ),
+        (json!([{"name": "a", "client": true, "autoApprove": "t"}]), "options.mcpServers[0].autoApprove must be"),
         (json!({"name": "a"}), "options.mcpServers must be an array"),
         (json!([7]), "options.mcpServers[0]"),
     ];

@@ -98,15 +98,15 @@ pub(crate) fn is_mcp_call(config: &TaskConfig, name: &str) -> bool {
     is_mcp_tool(name) && !config.mcp.servers.is_empty()
 }
 
-/// The catalog, and the names and messages of the servers whose listing failed.
-type Listing = (McpCatalog, Vec<(String, String)>);
+/// The catalog, and what to tell the user of the servers whose listing failed.
+type Listing = (McpCatalog, Vec<String>);
 
 /// Reads a host's catalog (JSON text); `None` when `text` is not JSON. Entries that cannot be
 /// read are left out (the catalog is the host's own).
 ///
 /// The catalog: `{ prompt, resources, definitions: [{ name, description, inputSchema }], servers:
-/// [{ name, tools: [{ name, required: [..], readOnly, autoApprove }] }], failures: [{ name,
-/// message }] }`.
+/// [{ name, tools: [{ name, required: [..], readOnly, autoApprove }] }], errors: [text] }`
+/// (`errors`: an `error` say each, for the servers whose listing failed).
 pub(crate) fn read_catalog(text: &str) -> Option<Listing> {
     let catalog = Json::parse(text).ok()?;
     let flag = |value: &Json, key: &str| value.get(key).and_then(Json::as_bool).unwrap_or(false);
@@ -125,9 +125,9 @@ pub(crate) fn read_catalog(text: &str) -> Option<Listing> {
     }
     let definitions =
         items(&catalog, "definitions").iter().filter_map(|d| ToolDefinition::from_json(d, "").ok()).collect();
-    let failures = items(&catalog, "failures").iter().map(|f| (text_of(f, "name"), text_of(f, "message"))).collect();
+    let errors = items(&catalog, "errors").iter().filter_map(Json::as_str).map(str::to_owned).collect();
     let resources = catalog.get("resources").and_then(Json::as_bool).unwrap_or(false);
-    Some((McpCatalog { servers, prompt: text_of(&catalog, "prompt"), definitions, resources }, failures))
+    Some((McpCatalog { servers, prompt: text_of(&catalog, "prompt"), definitions, resources }, errors))
 }
 
 /// The array at `value[key]` (empty when it is not one).
@@ -199,16 +199,18 @@ pub(crate) fn check_call(config: &TaskConfig, name: &str, params: &[(String, Str
     let server = server(config, server_name);
     let tool = server.and_then(|s| s.tool(tool_name));
     let problem = match (server, tool, Json::parse(param(params, "arguments"))) {
-        (None, ..) => format!("No connected MCP server is named '{server_name}'."),
+        (None, ..) => "no connected MCP server has that name".to_owned(),
         _ if name != USE_MCP_TOOL => return None,
-        (_, None, _) => format!("The MCP server '{server_name}' has no tool named '{tool_name}'."),
+        (_, None, _) => "the server has no tool of that name".to_owned(),
         (_, Some(tool), Ok(arguments)) if arguments.is_object() => {
             let missing = tool.required.iter().find(|r| arguments.get(r).map_or(true, Json::is_null))?;
-            format!("The tool '{tool_name}' of the MCP server '{server_name}' needs the argument '{missing}'.")
+            format!("the tool needs the argument '{missing}'")
         }
-        _ => format!("The arguments for '{tool_name}' are not a valid JSON object."),
+        _ => "its arguments are not a valid JSON object".to_owned(),
     };
-    Some(format!("{problem} The connected servers and their tools are listed in the system prompt."))
+    Some(format!(
+        "The call of '{tool_name}' on the MCP server '{server_name}' cannot run: {problem}. The connected servers and their tools are listed in the system prompt."
+    ))
 }
 
 impl Ctx {
@@ -228,8 +230,8 @@ impl Ctx {
 impl Task {
     /// The answer to [`Effect::ListMcpServers`] `id`: the host's catalog of the MCP servers
     /// (JSON text: `{ prompt, resources, definitions: [{ name, description, inputSchema }],
-    /// servers: [{ name, tools: [{ name, required, readOnly, autoApprove }] }], failures:
-    /// [{ name, message }] }`), or an empty text when nothing changed since the last one. The next requests describe the connected servers, the parser knows
+    /// servers: [{ name, tools: [{ name, required, readOnly, autoApprove }] }], errors: [text]
+    /// }`), or an empty text when nothing changed since the last one. The next requests describe the connected servers, the parser knows
     /// `use_mcp_tool` and `access_mcp_resource` while one is connected, and each failed
     /// server is reported (an `error` say naming it) and left out. Then the stream that
     /// waited opens. A catalog that is not JSON changes nothing.
@@ -239,15 +241,15 @@ impl Task {
             return;
         }
         self.ctx.mcp_listing = None;
-        if let Some((mcp, failures)) = read_catalog(catalog) {
+        if let Some((mcp, errors)) = read_catalog(catalog) {
             self.ctx.config.mcp = mcp;
             // NOTE: the MCP tools' names are valid and the options reader refused user tools
             // of the same names: this cannot fail.
             if let Ok(tools) = self.ctx.config.validate() {
                 self.ctx.tools = Rc::new(tools);
             }
-            for (name, message) in failures {
-                self.ctx.say(SayKind::Error, format!("The MCP server \"{name}\" is left out: {message}"));
+            for error in errors {
+                self.ctx.say(SayKind::Error, error);
             }
         }
         if let Phase::InRound(round) = &mut self.phase {

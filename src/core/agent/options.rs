@@ -210,26 +210,24 @@ impl TaskOptions {
 fn mcp_servers(options: &Json, first: &mut FirstError) -> bool {
     let servers = first.keep(list(options, "options", "mcpServers").map(Some)).unwrap_or_default();
     for (i, server) in servers.iter().enumerate() {
-        let at = format!("options.mcpServers[{i}]");
-        let name = first.keep(required(server, &at, "name").map(Some)).unwrap_or_default();
-        let unique = !servers.iter().take(i).any(|s| s.get("name").and_then(Json::as_str) == Some(&name));
-        if !(mcp::valid_server_name(&name) && unique) {
-            first.note(format!(
-                "{at}.name must be 1 to 64 letters, digits, _ or - (without \"0mcp0\"), unique among the servers"
-            ));
+        let name = |server: &Json| server.get("name").and_then(Json::as_str).map(str::to_owned);
+        let unique = !servers.iter().take(i).any(|s| name(s) == name(server));
+        let names =
+            server.get("autoApprove").map(|a| a.as_array().is_some_and(|a| a.iter().all(|t| t.as_str().is_some())));
+        let problem = if !(name(server).is_some_and(|n| mcp::valid_server_name(&n)) && unique) {
+            Some(("name", "1 to 64 letters, digits, _ or - (without \"0mcp0\"), unique among the servers"))
+        } else if server.get("client").and_then(Json::as_bool) != Some(true) {
+            Some(("client", "a connected MCP client (with listTools and callTool methods)"))
+        } else if names == Some(false) {
+            Some(("autoApprove", "an array of tool names"))
+        } else if server.get("timeoutMs").is_some_and(|t| t.as_u64().is_none()) {
+            Some(("timeoutMs", "a whole number of milliseconds"))
+        } else {
+            None
+        };
+        if let Some((field, what)) = problem {
+            first.note(format!("options.mcpServers[{i}].{field} must be {what}"));
         }
-        if server.get("client").and_then(Json::as_bool) != Some(true) {
-            first.note(format!("{at}.client must be a connected MCP client (with listTools and callTool methods)"));
-        }
-        if first
-            .keep(list(server, &at, "autoApprove").map(Some))
-            .unwrap_or_default()
-            .iter()
-            .any(|t| t.as_str().is_none())
-        {
-            first.note(format!("{at}.autoApprove must be an array of tool names"));
-        }
-        let _ = first.keep(count(server, &at, "timeoutMs"));
     }
     !servers.is_empty()
 }
