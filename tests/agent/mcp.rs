@@ -342,3 +342,27 @@ fn native_mode_offers_access_mcp_resource_only_when_a_server_has_resources() {
         assert_eq!(offered, resources);
     }
 }
+
+#[test]
+fn the_first_byte_timeout_starts_when_the_stream_opens_after_a_slow_listing() {
+    let config =
+        TaskConfig { timeouts: clew::agent::Timeouts { first_byte_ms: Some(50), idle_ms: None }, ..mcp_config() };
+    let mut task = Task::new(config).unwrap();
+    task.start(0, "t", Vec::new());
+    let listing = std::iter::from_fn(|| task.poll_effect())
+        .find_map(|e| match e {
+            Effect::ListMcpServers { id } => Some(id),
+            _ => None,
+        })
+        .expect("a listing before the request");
+    // NOTE: the listing took 10 s, far past the first-byte timeout.
+    task.handle_mcp_servers(10_000, listing, &catalog());
+    let effects: Vec<Effect> = std::iter::from_fn(|| task.poll_effect()).collect();
+    assert!(effects.iter().any(|e| matches!(e, Effect::OpenStream { .. })));
+    assert!(
+        effects.iter().any(|e| matches!(e, Effect::WakeAt(Some(10_050)))) || task.state() == "stream",
+        "{effects:?}"
+    );
+    task.handle_timeout(10_010);
+    assert_eq!(task.state(), "stream", "no timeout 10 ms after the stream opened");
+}

@@ -8,17 +8,17 @@
 //! server tool is its own definition named `<server>0mcp0<tool>`, and a call to it runs as
 //! `use_mcp_tool`.
 
-use crate::core::json::Json;
-use crate::core::request::ToolDefinition;
-use crate::core::text::{contains, find};
-
 use std::rc::Rc;
 
 use super::config::TaskConfig;
 use super::effect::Effect;
 use super::message::SayKind;
+use super::round_state::StreamPhase;
 use super::task::{Ctx, Phase, Task};
+use crate::core::json::Json;
 use crate::core::parser::IncrementalParser;
+use crate::core::request::ToolDefinition;
+use crate::core::text::{contains, find};
 
 /// The reference tool that calls an MCP server's tool.
 pub const USE_MCP_TOOL: &str = "use_mcp_tool";
@@ -255,6 +255,10 @@ impl Task {
         if let Phase::InRound(round) = &mut self.phase {
             if round.stream_id == id && !round.has_content() {
                 round.parser = IncrementalParser::new(Rc::clone(&self.ctx.tools));
+                // NOTE: the wait for the first byte starts now, not before the listing.
+                if let StreamPhase::Open { deadline, .. } = &mut round.stream {
+                    *deadline = self.ctx.config.timeouts.first_byte_ms.map(|ms| now.saturating_add(ms));
+                }
                 let (request, unchanged) = self.ctx.model_request();
                 self.ctx.effects.push_back(Effect::OpenStream { stream: id, request, unchanged });
             }
