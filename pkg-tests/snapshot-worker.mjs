@@ -1,18 +1,18 @@
 // One life of a scripted task, in its own module instance (a worker thread): run it from
-// the start, or restore it from a snapshot's JSON text and resume. With `stopAt`, the
-// `stopAt`-th waiting point (an ask, a tool, a persist, a retry's notice) takes a snapshot
-// a moment later, posts it, and the worker waits there to be terminated: the process that
-// held the task dies with it.
+// the start, or restore it from a snapshot's JSON text and resume. With `stopAt` (`{ what,
+// nth }`), the `nth` waiting point of that kind (an ask, a tool, a persist, a retry's notice)
+// takes a snapshot a moment later, posts it, and the worker waits there to be terminated:
+// the process that held the task dies with it. The final message lists every point passed.
 import { parentPort, workerData } from "node:worker_threads";
 import { Task } from "clew";
 
 const { url, stopAt, snapshot } = workerData;
-let points = 0;
+const trail = [];
 let task;
 
 async function point(what) {
-  points++;
-  if (points !== stopAt) return;
+  trail.push(what);
+  if (!stopAt || what !== stopAt.what || trail.filter((w) => w === what).length !== stopAt.nth) return;
   await new Promise((resolve) => setTimeout(resolve, 30));
   parentPort.postMessage({ snapshot: JSON.stringify(task.snapshot()), what, state: task.state });
   await new Promise(() => {});
@@ -51,7 +51,7 @@ task = snapshot === undefined ? new Task(options) : Task.restore(JSON.parse(snap
 const outcome = await (snapshot === undefined ? task.start("tidy the files") : task.resume());
 parentPort.postMessage({
   done: true,
-  points,
+  trail,
   outcome: { status: outcome.status, result: outcome.result, code: outcome.error?.code },
   history: task.history,
   // NOTE: `partial: false` marks a message that was shown while it streamed, and an empty
