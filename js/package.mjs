@@ -97,6 +97,7 @@ writeFileSync(join(pkg, "index.d.cts"), types);
 rmSync(join(pkg, "clew.d.ts"), { force: true });
 copyFileSync(join(root, "js", "README.md"), join(pkg, "README.md"));
 copyFileSync(join(root, "js", "mcp.d.ts"), join(pkg, "mcp.d.ts"));
+writeFileSync(join(pkg, "mcp-servers.d.ts"), "// `import \"clew/mcp-servers\"` puts clew's MCP support in a bundle; it exports nothing.\nexport {};\n");
 rmSync(join(pkg, ".gitignore"), { force: true });
 
 const manifest = {
@@ -105,7 +106,7 @@ const manifest = {
   description: generated.description,
   license: generated.license,
   type: "module",
-  files: ["clew.js", "clew_bg.wasm", "clew_bg.wasm.d.ts", "clew_wasm_base64.js", "snippets/", ...entries, ...onDemand, "index.cjs", "index.d.ts", "index.d.cts", "mcp.d.ts", "README.md"],
+  files: ["clew.js", "clew_bg.wasm", "clew_bg.wasm.d.ts", "clew_wasm_base64.js", "snippets/", ...entries, ...onDemand, "index.cjs", "index.d.ts", "index.d.cts", "mcp.d.ts", "mcp-servers.d.ts", "README.md"],
   types: "./index.d.ts",
   main: "./index.cjs",
   module: "./inline.js",
@@ -128,7 +129,7 @@ const manifest = {
       workerd: { types: "./mcp.d.ts", default: "./mcp-workerd.js" },
       default: { types: "./mcp.d.ts", default: "./mcp.js" },
     },
-    "./mcp-servers": "./mcp-servers.js",
+    "./mcp-servers": { types: "./mcp-servers.d.ts", default: "./mcp-servers.js" },
     "./clew_bg.wasm": "./clew_bg.wasm",
     "./package.json": "./package.json",
   },

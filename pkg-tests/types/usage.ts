@@ -8,6 +8,7 @@ import {
   type McpClient, type McpServerOption,
 } from "clew";
 import { connectMcpServer } from "clew/mcp";
+import "clew/mcp-servers";
 
 const blocks: Block[] = parseAssistantMessage("<read_file><path>a</path></read_file>");
 for (const block of blocks) {
