@@ -366,3 +366,15 @@ fn the_first_byte_timeout_starts_when_the_stream_opens_after_a_slow_listing() {
     task.handle_timeout(10_010);
     assert_eq!(task.state(), "stream", "no timeout 10 ms after the stream opened");
 }
+
+#[test]
+fn without_servers_a_native_name_with_0mcp0_is_the_users_own_tool() {
+    let tool = ToolSpec { name: "a0mcp0b".into(), ..ToolSpec::default() };
+    let config = TaskConfig { tools: vec![tool], tool_calling: ToolCalling::Native, yolo: true, ..config() };
+    let call = line(
+        json!({"type": "tool_calls", "tool_call": {"call_id": "c1", "function": {"id": "c1", "name": "a0mcp0b", "arguments": "{}"}}}),
+    );
+    let mut h = Harness::new(config, vec![Reply::Bytes(vec![call]), completion("ok")]);
+    h.start("t");
+    assert_eq!(h.tool_calls[0].0, "a0mcp0b");
+}

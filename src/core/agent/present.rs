@@ -133,7 +133,7 @@ impl Ctx {
                 return Some((MessageKind::Say(SayKind::Text), display_text(content, partial)));
             }
         }
-        let (name, params, _) = tool_job::call_of(round, item);
+        let (name, params, _) = tool_job::call_of(&self.config, round, item);
         let value = |name: &str| {
             let raw = params.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str()).unwrap_or_default();
             without_closing_tag(raw, name, partial)

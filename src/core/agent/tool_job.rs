@@ -64,7 +64,11 @@ pub(crate) fn definitions(config: &TaskConfig) -> Vec<ToolDefinition> {
 }
 
 /// The name, parameters and provider call id (native calls) of the block `item`.
-pub(crate) fn call_of(round: &Round, item: Item) -> (String, Vec<(String, String)>, Option<String>) {
+pub(crate) fn call_of(
+    config: &TaskConfig,
+    round: &Round,
+    item: Item,
+) -> (String, Vec<(String, String)>, Option<String>) {
     match item {
         Item::Parsed(n) => match round.parsed(n) {
             Some(block) => (
@@ -75,8 +79,9 @@ pub(crate) fn call_of(round: &Round, item: Item) -> (String, Vec<(String, String
             None => (String::new(), Vec::new(), None),
         },
         Item::Native(n) => match round.natives.calls().get(n) {
-            Some(call) => match mcp::split_native_name(&call.name) {
-                // NOTE: a server tool's native call runs as use_mcp_tool (AGENT-LOOP §6.4).
+            Some(call) => match mcp::split_native_name(&call.name).filter(|_| !config.mcp.servers.is_empty()) {
+                // NOTE: a server tool's native call runs as use_mcp_tool (AGENT-LOOP §6.4);
+                // without servers, a user's tool may have such a name.
                 Some((server, tool)) => {
                     let raw = call.arguments.raw().trim();
                     let arguments = if raw.is_empty() { "{}" } else { raw };
@@ -96,7 +101,7 @@ pub(crate) fn call_of(round: &Round, item: Item) -> (String, Vec<(String, String
 
 /// The job for the block `item`, with its result header.
 pub(crate) fn job_of(ctx: &Ctx, round: &Round, item: Item) -> ToolJob {
-    let (name, params, call_id) = call_of(round, item);
+    let (name, params, call_id) = call_of(&ctx.config, round, item);
     let description = describe(ctx, &name, &params);
     ToolJob { name, params, call_id, description }
 }
