@@ -8,7 +8,7 @@ import { connectMcpServer } from "clew/mcp";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { PNG_BASE64, startMcpServer } from "./mcp-server.mjs";
-import { MODES, complete, readResource, resultIn, runTask, sleep, until, useTool } from "./mcp-helpers.mjs";
+import { MODES, complete, readResource, resultIn, runTask, scriptedModel, sleep, until, useTool } from "./mcp-helpers.mjs";
 
 /** A connected SDK client; `seen` lists the methods of the messages the server sent it. */
 async function connect(url) {
@@ -437,3 +437,33 @@ test("a task without mcpServers has no MCP tools", async () => {
   assert.equal(outcome.status, "completed");
   assert.ok(!/use_mcp_tool|access_mcp_resource/.test(requests[0].system));
 });
+
+for (const mode of MODES) {
+  test(`${mode}: a task snapshotted at an MCP approval, restored with mcpServers, calls the server once approved`, async () => {
+    await withServer(async ({ server, client }) => {
+      const { model } = scriptedModel(mode, [useTool(mode, "notes", "write_note", '{"text":"kept"}')]);
+      let snapshot;
+      const first = new Task({
+        model, toolCalling: mode, mcpServers: [{ name: "notes", client }],
+        ask: (m) => { if (!m.partial && m.ask === "use_mcp_server") snapshot = JSON.stringify(first.snapshot()); return undefined; },
+      });
+      void first.start("keep a note");
+      await until("the approval", () => snapshot);
+      first.abort();
+      assert.deepEqual(server.calls, [], "nothing ran before the approval");
+      assert.throws(() => Task.restore(snapshot, { model }), (e) => e.code === "CLEW_SNAPSHOT_TOOL_MISSING");
+      const asks = [];
+      const { model: rest, requests } = scriptedModel(mode, []);
+      const restored = Task.restore(snapshot, {
+        model: rest, toolCalling: mode, mcpServers: [{ name: "notes", client }],
+        ask: (m) => { if (m.partial) return undefined; asks.push(m); return { response: "yesButtonClicked" }; },
+      });
+      const outcome = await restored.resume();
+      assert.equal(outcome.status, "completed");
+      assert.equal(asks[0].ask, "use_mcp_server", "the same ask, asked again");
+      assert.deepEqual(server.calls, [{ name: "write_note", arguments: { text: "kept" } }]);
+      assert.match(resultIn(requests[0], mode).text, /saved/);
+      assert.ok(requests[0].system.includes("write_note"), "listed again before the next request");
+    });
+  });
+}
