@@ -135,6 +135,7 @@ test("every export survives hostile arguments, and the instance keeps answering"
     () => assembler.call(hostileValue()),
     () => new clew.Task(pick([hostileValue(), { model: hostileValue() }, { model: { id: "m" }, tools: hostileValue() }])),
     () => new clew.Task({ model: { id: "m" } }).abort(hostileValue()),
+    () => new clew.Task({ model: { id: "m" }, mcpServers: pick([hostileValue(), [hostileValue()], [{ name: hostileValue(), client: hostileValue() }], [{ name: "s", client: throwing() }], [{ name: "s", client: { listTools() {}, callTool() {} }, autoApprove: hostileValue(), timeoutMs: hostileValue() }]]) }),
   ];
   for (let i = 0; i < CALLS; i++) {
     const index = int(calls.length);
@@ -163,12 +164,12 @@ const CALLBACK_RESULTS = [
   () => { throw new Error("sync throw"); }, () => { throw throwing(); },
 ];
 
-test("tasks survive hostile callbacks: every result of request, execute, ask, say, hooks and checkpoints", { timeout: 120_000 }, async () => {
+test("tasks survive hostile callbacks: every result of request, execute, ask, say, hooks, checkpoints and MCP clients", { timeout: 120_000 }, async () => {
   const enc = new TextEncoder();
   const reply = (text) => new ReadableStream({ start(c) { c.enqueue(enc.encode(JSON.stringify({ type: "text", text }) + "\n")); c.close(); } });
   const statuses = new Set(["completed", "ended", "aborted", "failed"]);
   // Where the hostile value goes: the model request, the tool, or the asks, says, hooks and checkpoints.
-  for (const role of ["request", "execute", "ui"]) {
+  for (const role of ["request", "execute", "ui", "mcp"]) {
     for (const [i, hostile] of CALLBACK_RESULTS.entries()) {
       let requests = 0;
       const task = new clew.Task({
@@ -177,10 +178,23 @@ test("tasks survive hostile callbacks: every result of request, execute, ask, sa
           request: () => {
             requests++;
             if (role === "request") return hostile();
+            if (role === "mcp" && requests < 3) return reply('<use_mcp_tool><server_name>s</server_name><tool_name>t</tool_name><arguments>{}</arguments></use_mcp_tool>');
             return requests < 3 ? reply("Go <read_file><path>a</path></read_file>") : reply("<attempt_completion><result>r</result></attempt_completion>");
           },
         },
         tools: [{ name: "read_file", parameters: [{ name: "path", required: true }], execute: () => (role === "execute" ? hostile() : "ok") }],
+        // NOTE: an MCP client whose every answer is the hostile value (its listing, for every other
+        // value: the others list one tool, whose call gets it).
+        mcpServers: role === "mcp" ? [{
+          name: "s",
+          timeoutMs: 2000,
+          client: {
+            listTools: () => (i % 2 ? hostile() : { tools: [{ name: "t", inputSchema: { type: "object" } }] }),
+            callTool: () => hostile(),
+            listResources: () => hostile(),
+            readResource: () => hostile(),
+          },
+        }] : undefined,
         ask: (m) => (role === "ui" ? hostile() : m.partial ? undefined : { response: m.ask === "api_req_failed" ? "noButtonClicked" : "yesButtonClicked" }),
         say: () => (role === "ui" ? hostile() : undefined),
         hooks: role === "ui" ? { taskStart: hostile, preToolUse: hostile, postToolUse: hostile, taskComplete: hostile } : {},
