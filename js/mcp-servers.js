@@ -2,9 +2,9 @@
 // (src/core/agent/mcp.rs `read_catalog`), notices when a server's tools change, and runs the
 // two reference tools, use_mcp_tool and access_mcp_resource, on the servers. Loaded on demand
 // (js/boundary.js `clew_mcp`), or by an application's `import "clew/mcp-servers"` (or
-// "clew/mcp"); it registers `mcpServers` under the global symbol `clew.mcpServers`. Every call of a client
-// is guarded: a client that throws, rejects, hangs or disconnects makes a failed listing or
-// an error result, never a crash.
+// "clew/mcp"); it registers `mcpServers` under the global symbol `clew.mcpServers`. Every
+// call of a client is guarded: a client that throws, rejects, hangs or disconnects makes a
+// failed listing or an error result, never a crash.
 
 /** How long a server may take to list its tools before the task goes on without it. */
 const LIST_TIMEOUT_MS = 10_000;
