@@ -6,18 +6,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { PNG_BASE64, startMcpServer } from "./mcp-server.mjs";
-
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until(what, check, timeoutMs = 5000) {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
-}
+import { sleep, until } from "./mcp-helpers.mjs";
 
 async function connect(url) {
   const client = new Client({ name: "fixture-check", version: "1.0.0" });

@@ -22,16 +22,32 @@ const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "
   "--disable-background-networking", "--disable-component-update", "--disable-sync"];
 const OUTPUT = join(here, ".output");
 
-test("the playground runs the offline task with an approval and a denial, and abort stops a run at once", async () => {
-  const server = await serve({ "/pkg/": packageDir, "/": join(repoRoot, "www") });
+/** A fresh Chromium profile on the playground at `url`, ready: `{ page, errors, close }`. */
+async function openPlayground(url) {
   const profile = mkdtempSync(join(tmpdir(), "clew-chromium-"));
   const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: ARGS, viewport: { width: 1280, height: 900 } });
+  const close = async () => {
+    await context.close();
+    rmSync(profile, { recursive: true, force: true });
+  };
   try {
     const page = await context.newPage();
     const errors = [];
     page.on("pageerror", (error) => errors.push(error.message));
-    await page.goto(server.url);
+    await page.goto(url);
     await page.waitForSelector("body[data-state=ready]");
+    return { page, errors, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+test("the playground runs the offline task with an approval and a denial, and abort stops a run at once", async () => {
+  const server = await serve({ "/pkg/": packageDir, "/": join(repoRoot, "www") });
+  const browser = await openPlayground(server.url);
+  try {
+    const { page, errors } = browser;
     await page.evaluate(() => { document.body.dataset.delay = "3"; });
     assert.match(await page.textContent("#file"), /Helo wrold/);
     await page.click("#start");
@@ -80,9 +96,8 @@ test("the playground runs the offline task with an approval and a denial, and ab
     assert.equal(await page.textContent("#state"), "finished");
     assert.deepEqual(errors, []);
   } finally {
-    await context.close();
+    await browser.close();
     await server.close();
-    rmSync(profile, { recursive: true, force: true });
   }
 });
 
@@ -131,14 +146,9 @@ async function finishTheTask(page) {
 
 test("with keep in this browser on, a reload at an approval asks it again and a reload mid-stream resumes the reply", async () => {
   const server = await serve({ "/pkg/": packageDir, "/": join(repoRoot, "www") });
-  const profile = mkdtempSync(join(tmpdir(), "clew-chromium-"));
-  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: ARGS, viewport: { width: 1280, height: 900 } });
+  const browser = await openPlayground(server.url);
   try {
-    const page = await context.newPage();
-    const errors = [];
-    page.on("pageerror", (error) => errors.push(error.message));
-    await page.goto(server.url);
-    await page.waitForSelector("body[data-state=ready]");
+    const { page, errors } = browser;
     const api = await page.evaluate(async () => {
       const { Task } = await import("clew");
       return ["restore", "mergeSnapshot"].filter((name) => typeof Task[name] !== "function")
@@ -217,9 +227,8 @@ test("with keep in this browser on, a reload at an approval asks it again and a 
     assert.match(await page.textContent("#timeline"), /Completed: I fixed the typos/);
     assert.deepEqual(errors, []);
   } finally {
-    await context.close();
+    await browser.close();
     await server.close();
-    rmSync(profile, { recursive: true, force: true });
   }
 });
 
@@ -228,14 +237,9 @@ test("the playground connects an MCP server by URL, lists its tools, and the nex
   const mcp = await startMcpServer();
   const server = await serve({ "/pkg/": packageDir, "/": join(repoRoot, "www") });
   const elsewhere = await serve({ "/": join(repoRoot, "www") }); // another origin, with no CORS headers
-  const profile = mkdtempSync(join(tmpdir(), "clew-chromium-"));
-  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: ARGS, viewport: { width: 1280, height: 900 } });
+  const browser = await openPlayground(server.url);
   try {
-    const page = await context.newPage();
-    const errors = [];
-    page.on("pageerror", (error) => errors.push(error.message));
-    await page.goto(server.url);
-    await page.waitForSelector("body[data-state=ready]");
+    const { page, errors } = browser;
     const sdkLoaded = () => page.evaluate(() => performance.getEntriesByType("resource").some((e) => e.name.endsWith("/mcp-sdk.js")));
     assert.equal(await sdkLoaded(), false, "the SDK loads only when a server is connected");
     const error = () => page.$eval("#mcpError", (n) => (n.hidden ? "" : n.textContent));
@@ -300,11 +304,10 @@ test("the playground connects an MCP server by URL, lists its tools, and the nex
     await page.screenshot({ path: join(OUTPUT, "playground-mcp.png"), fullPage: true });
     assert.deepEqual(errors, []);
   } finally {
-    await context.close();
+    await browser.close();
     await elsewhere.close();
     await server.close();
     await mcp.close();
-    rmSync(profile, { recursive: true, force: true });
   }
 });
 
@@ -336,14 +339,9 @@ test("in the playground a model calls a connected MCP server's tools: a read-onl
     "Done.\n\n<attempt_completion>\n<result>The note is saved.</result>\n</attempt_completion>",
   ]);
   const server = await serve({ "/pkg/": packageDir, "/": join(repoRoot, "www") });
-  const profile = mkdtempSync(join(tmpdir(), "clew-chromium-"));
-  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: ARGS, viewport: { width: 1280, height: 900 } });
+  const browser = await openPlayground(server.url);
   try {
-    const page = await context.newPage();
-    const errors = [];
-    page.on("pageerror", (error) => errors.push(error.message));
-    await page.goto(server.url);
-    await page.waitForSelector("body[data-state=ready]");
+    const { page, errors } = browser;
     await page.fill("#mcpUrl", mcp.url);
     await page.fill("#mcpName", "notes");
     await page.click("#mcpConnect");
@@ -382,10 +380,9 @@ test("in the playground a model calls a connected MCP server's tools: a read-onl
     assert.match(JSON.stringify(model.received[2].messages.at(-1)), /saved/);
     assert.deepEqual(errors, []);
   } finally {
-    await context.close();
+    await browser.close();
     await server.close();
     await model.close();
     await mcp.close();
-    rmSync(profile, { recursive: true, force: true });
   }
 });
