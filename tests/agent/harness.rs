@@ -95,6 +95,9 @@ pub struct Harness {
     /// The MCP catalog the next listing answers (taken: later listings answer "", nothing
     /// changed, until a test sets it again).
     pub mcp_catalog: Option<String>,
+    /// The JSON text of each [`Effect::Persist`]'s changes, history entries written in as a
+    /// host does when it performs the effect.
+    pub persisted: Vec<String>,
 }
 
 /// Answers every ask with "yes".
@@ -129,6 +132,7 @@ impl Harness {
             tool_calls: Vec::new(),
             pause: None,
             mcp_catalog: None,
+            persisted: Vec::new(),
         }
     }
 
@@ -263,6 +267,7 @@ impl Harness {
                     self.queue.push_back(Event::Mcp(id, catalog));
                 }
                 Effect::WakeAt(at) => self.wake = at,
+                Effect::Persist { changes, .. } => self.persisted.push(changes.to_json(self.task.history())),
                 _ => {}
             }
         }

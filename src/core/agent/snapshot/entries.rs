@@ -10,22 +10,29 @@ use super::reader::Reader;
 use super::visit::Visit;
 use super::writer::Writer;
 
-/// `"history": […]`.
-pub(super) fn write_history(w: &mut Writer, messages: &[conversation::Message]) {
+/// `"history": […]`; returns where its entries end (just before the `]`).
+pub(super) fn write_history(w: &mut Writer, messages: &[conversation::Message]) -> usize {
     w.key("history");
     w.open('[');
     for message in messages {
         w.json_item(&message.to_json());
     }
+    let end = w.text.len();
     w.close(']');
+    end
 }
 
-/// `"messages": […]`: `{ ts, type, say | ask, text, images?, partial? }` each.
-pub(super) fn write_messages(w: &mut Writer, messages: &[Message]) {
+/// `"messages": […]`: `{ ts, type, say | ask, text, images?, partial? }` each, `null` for
+/// each `None`.
+pub(super) fn write_messages<'a>(w: &mut Writer, messages: impl Iterator<Item = Option<&'a Message>>) {
     w.key("messages");
     w.open('[');
     for message in messages {
         w.next();
+        let Some(message) = message else {
+            w.text.push_str("null");
+            continue;
+        };
         w.open('{');
         let kind = match message.kind {
             MessageKind::Say(_) => "say",
