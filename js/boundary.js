@@ -27,23 +27,6 @@ export async function clew_pump(stream, push, signal) {
     try { reader.releaseLock(); } catch {}
   }
 }
-// Calls `options.persist(changes, info)` as `clew_try` does: `changes` is `text` parsed with
-// `history` as its history (history objects the task keeps to clone later requests from,
-// frozen, since a change to one would reach the model), `info` is `{ reason, wakeAt? }`.
-export function clew_persist(persist, text, history, reason, wakeAt) {
-  const freeze = (value) => {
-    if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-      Object.freeze(value);
-      for (const key of Object.keys(value)) freeze(value[key]);
-    }
-  };
-  const changes = JSON.parse(text);
-  history.forEach(freeze);
-  changes.history = history;
-  const info = { reason };
-  if (wakeAt !== undefined) info.wakeAt = wakeAt;
-  return clew_try(persist, undefined, changes, info);
-}
 export function clew_request(request, messages) {
   request.messages = typeof structuredClone === 'function' ? structuredClone(messages) : JSON.parse(JSON.stringify(messages));
   return request;
@@ -316,16 +299,12 @@ export function guardClasses(classes) {
 // `Task.mergeSnapshot(stored, changes)`: a stored snapshot with what `options.persist` got
 // applied. It reads nothing of a task, so it is plain JavaScript, here because every entry
 // loads this module anyway; the entries attach it to Task. `changes` replaces the stored
-// history and transcript entries from `historyFrom` and `messagesFrom` on, where a `null`
-// entry keeps the stored one (it did not change); everything else of it is current. Arrays
-// are copied, entries shared.
+// history and transcript entries from `historyFrom` and `messagesFrom` on; everything else
+// of it is current. Arrays are copied, entries shared.
 export function mergeSnapshot(stored, changes) {
   const take = (list, from, items) => {
-    const start = Math.max(0, from | 0);
-    const base = Array.isArray(list) ? list.slice(0, start) : [];
-    if (!Array.isArray(items)) return base;
-    for (let k = 0; k < items.length; k++) base.push(items[k] ?? (Array.isArray(list) ? list[start + k] ?? null : null));
-    return base;
+    const base = Array.isArray(list) ? list.slice(0, Math.max(0, from | 0)) : [];
+    return Array.isArray(items) ? base.concat(items) : base;
   };
   const { historyFrom = 0, messagesFrom = 0, ...rest } = changes ?? {};
   return {

@@ -126,66 +126,6 @@ test("persist is awaited before each wait starts, and its changes assemble into 
   }
 });
 
-test("persist's history entries are frozen and shared with later requests, which get copies; unchanged messages come as null", async () => {
-  const replies = [
-    xml("Looking first.\n<read_file><path>a</path></read_file>"),
-    xml("Then the next one.\n<read_file><path>b</path></read_file>"),
-    xml("<attempt_completion><result>ok</result></attempt_completion>"),
-  ];
-  const requests = [];
-  const persisted = [];
-  const mutations = [];
-  let stored;
-  const deepFrozen = (value) =>
-    value === null || typeof value !== "object" || (Object.isFrozen(value) && Object.values(value).every(deepFrozen));
-  const task = new Task({
-    model: {
-      format: "anthropic",
-      request: (request) => {
-        requests.push(structuredClone(request.messages));
-        // A model.request that changes its request changes only its own copy.
-        for (const message of request.messages) message.role = "changed";
-        return new Response(replies[requests.length - 1]).body;
-      },
-    },
-    tools: [tool("read_file", { readOnly: true })],
-    autoApprove: { readOnly: true },
-    ask: (m) => (m.partial ? undefined : { response: "yesButtonClicked" }),
-    persist: (changes) => {
-      persisted.push(changes);
-      for (const entry of changes.history) {
-        assert.ok(deepFrozen(entry), "a history entry handed to persist is frozen");
-        try {
-          entry.role = "mutated";
-        } catch (error) {
-          mutations.push(error.name);
-        }
-      }
-      stored = Task.mergeSnapshot(stored, changes);
-    },
-  });
-  assert.equal((await task.start("go")).status, "completed");
-  assert.ok(mutations.length > 0 && mutations.every((name) => name === "TypeError"), "changing a frozen entry throws");
-  for (const [n, messages] of requests.entries()) {
-    assert.ok(messages.every((m) => m.role === "user" || m.role === "assistant"), `request ${n} has its history unchanged`);
-  }
-  assert.deepEqual(requests[2].slice(0, requests[1].length).map((m) => m.role), requests[1].map((m) => m.role));
-  const nulls = persisted.flatMap((c) => c.messages).filter((m) => m === null).length;
-  assert.ok(nulls > 0, "a message that did not change since the last persist comes as null");
-  assert.deepEqual(stored, task.snapshot(), "the changes, nulls kept as the stored entries, assemble into the snapshot");
-});
-
-test("Task.mergeSnapshot keeps the stored entry for each null and replaces the others from their index", () => {
-  const stored = { version: 1, tools: [], history: ["h0", "h1"], messages: ["m0", "m1", "m2"], state: { old: true } };
-  const merged = Task.mergeSnapshot(stored, {
-    version: 1, tools: [], historyFrom: 2, history: ["h2"], messagesFrom: 1, messages: ["M1", null, "m3"], state: { now: true },
-  });
-  assert.deepEqual(merged.history, ["h0", "h1", "h2"]);
-  assert.deepEqual(merged.messages, ["m0", "M1", "m2", "m3"]);
-  assert.deepEqual(merged.state, { now: true });
-  assert.deepEqual(stored.messages, ["m0", "m1", "m2"], "the stored snapshot is not changed");
-});
-
 test("a persist that rejects ends the task failed, before the wait starts", async () => {
   const server = await startModelServer({ "/v1/messages": [xml("<write_file><path>b</path></write_file>")] });
   try {

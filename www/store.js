@@ -119,7 +119,6 @@ export class TaskStore {
     const cache = known ?? [];
     const count = from + entries.length;
     entries.forEach((entry, i) => {
-      if (entry === null) return; // unchanged: the stored one stays
       const json = JSON.stringify(entry);
       if (cache[from + i] !== json) {
         store.put(entry, from + i);

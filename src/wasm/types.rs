@@ -302,11 +302,10 @@ export interface TaskSnapshot {
   state: object;
 }
 
-/** What changed since the last `persist`: history entries from `historyFrom` on, transcript entries from `messagesFrom` on (each replacing the one stored at its index; `null` for one that did not change), and the whole `state`. The first call of a new task gives everything (both 0); a restored task's changes start from the snapshot it was restored from. Its history entries are the objects the task clones its requests from, frozen. */
-export interface TaskSnapshotChanges extends Omit<TaskSnapshot, "messages"> {
+/** What changed since the last `persist`: history entries from `historyFrom` on, transcript entries from `messagesFrom` on (each replacing what was stored from there), and the whole `state`. The first call of a new task gives everything (both 0); a restored task's changes start from the snapshot it was restored from. */
+export interface TaskSnapshotChanges extends TaskSnapshot {
   historyFrom: number;
   messagesFrom: number;
-  messages: (TaskMessage | null)[];
 }
 
 /** A history message, as `task.history` gives it. */

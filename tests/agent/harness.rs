@@ -95,9 +95,6 @@ pub struct Harness {
     /// The MCP catalog the next listing answers (taken: later listings answer "", nothing
     /// changed, until a test sets it again).
     pub mcp_catalog: Option<String>,
-    /// The JSON text of each [`Effect::Persist`]'s changes, history entries written in as a
-    /// host does when it performs the effect.
-    pub persisted: Vec<String>,
 }
 
 /// Answers every ask with "yes".
@@ -132,7 +129,6 @@ impl Harness {
             tool_calls: Vec::new(),
             pause: None,
             mcp_catalog: None,
-            persisted: Vec::new(),
         }
     }
 
@@ -267,7 +263,6 @@ impl Harness {
                     self.queue.push_back(Event::Mcp(id, catalog));
                 }
                 Effect::WakeAt(at) => self.wake = at,
-                Effect::Persist { changes, .. } => self.persisted.push(changes.to_json(self.task.history())),
                 _ => {}
             }
         }

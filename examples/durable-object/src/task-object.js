@@ -300,8 +300,7 @@ export class TaskObject extends DurableObject {
 
   /**
    * Stores a snapshot's changes (`historyFrom`/`messagesFrom` absent: a whole snapshot):
-   * only entries whose text differs from the stored one are written (a `null` entry did not
-   * change). Sends the transcript
+   * only entries whose text differs from the stored one are written. Sends the transcript
    * events of what changed. Returns when the runtime took the writes.
    */
   save(snapshot, taskState, outcome) {
@@ -322,7 +321,6 @@ export class TaskObject extends DurableObject {
 
     const events = [];
     snapshot.messages.forEach((message, k) => {
-      if (message === null) return;
       const i = messagesFrom + k;
       const json = JSON.stringify(message);
       const old = this.messages[i];

@@ -3,7 +3,6 @@
 use serde::{Deserialize, Serialize};
 
 use super::message::Message;
-use super::snapshot::SnapshotChanges;
 use crate::core::conversation::ImageSource;
 use crate::core::request::ModelRequest;
 
@@ -116,9 +115,8 @@ pub enum Effect {
         /// Why: `"ask"`, `"tool"`, `"hook"`, `"checkpoint"`, `"retryDelay"`, `"round"` (a
         /// round entered the history; the next request follows) or `"finished"`.
         reason: &'static str,
-        /// What changed since the last one ([`Task::snapshot_changes`](super::Task::snapshot_changes)),
-        /// its history entries left for the host to add.
-        changes: SnapshotChanges,
+        /// What changed since the last one ([`Task::snapshot_changes`](super::Task::snapshot_changes)).
+        changes: String,
         /// When the task next needs a wake-up (a retry delay's end, a timeout), if ever: a
         /// host that may be stopped meanwhile (a Durable Object) sets its own alarm for it.
         wake: Option<u64>,

@@ -194,31 +194,9 @@ impl AskAnswer {
 pub struct Transcript {
     messages: Vec<Message>,
     last_ts: u64,
-    /// How many messages the last [`take_changes`](Self::take_changes) counted: the ones
-    /// after them are new.
+    /// The first message changed since [`take_changes`](Self::take_changes) (none: `len`).
     #[serde(skip)]
-    counted: usize,
-    /// Which of the counted messages changed since, ascending.
-    #[serde(skip)]
-    changed: Vec<usize>,
-}
-
-/// Which transcript messages changed since the last [`Transcript::take_changes`]: every one
-/// from [`from`](Self::from) on that is new or was changed in place.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub(crate) struct TranscriptChanges {
-    /// The first message that changed (the transcript's length when none did).
-    pub(crate) from: usize,
-    /// The messages before this one had been counted; of those, only `changed` changed.
-    counted: usize,
-    changed: Vec<usize>,
-}
-
-impl TranscriptChanges {
-    /// Whether the message at `index` changed.
-    pub(crate) fn includes(&self, index: usize) -> bool {
-        index >= self.counted || self.changed.binary_search(&index).is_ok()
-    }
+    changed_from: usize,
 }
 
 impl Transcript {
@@ -243,6 +221,7 @@ impl Transcript {
         partial: Option<bool>,
     ) -> u64 {
         let ts = self.next_ts(now);
+        self.changed_from = self.changed_from.min(self.messages.len());
         self.messages.push(Message { ts, kind, text, images, partial, other_kind: None });
         ts
     }
@@ -256,22 +235,20 @@ impl Transcript {
     /// The message keyed `ts`, to update in place.
     pub(crate) fn get_mut(&mut self, ts: u64) -> Option<&mut Message> {
         let index = self.messages.binary_search_by_key(&ts, |m| m.ts).ok()?;
-        self.mark_changed(index);
+        self.changed_from = self.changed_from.min(index);
         self.messages.get_mut(index)
     }
 
-    /// Marks every partial message final, without telling anyone (abort); returns their ts.
+    /// Marks every partial message final, without telling anyone (abort).
+    /// Marks every partial message final; returns their ts.
     pub(crate) fn finish_all_partial(&mut self) -> Vec<u64> {
-        let (mut finished, mut indexes) = (Vec::new(), Vec::new());
+        let mut finished = Vec::new();
         for (index, message) in self.messages.iter_mut().enumerate() {
             if message.partial == Some(true) {
+                self.changed_from = self.changed_from.min(index);
                 message.partial = Some(false);
                 finished.push(message.ts);
-                indexes.push(index);
             }
-        }
-        for index in indexes {
-            self.mark_changed(index);
         }
         finished
     }
@@ -290,23 +267,12 @@ impl Transcript {
     /// message's `ts`). Every message counts as changed.
     pub(crate) fn from_parts(messages: Vec<Message>, last_ts: u64) -> Self {
         let last_ts = messages.iter().map(|m| m.ts).fold(last_ts, u64::max);
-        Self { messages, last_ts, counted: 0, changed: Vec::new() }
+        Self { messages, last_ts, changed_from: 0 }
     }
 
-    /// Notes that the counted message at `index` changed.
-    fn mark_changed(&mut self, index: usize) {
-        if index < self.counted {
-            if let Err(at) = self.changed.binary_search(&index) {
-                self.changed.insert(at, index);
-            }
-        }
-    }
-
-    /// The messages that changed since the last call (all of them at the first), and
-    /// forgets the changes.
-    pub(crate) fn take_changes(&mut self) -> TranscriptChanges {
-        let changed = std::mem::take(&mut self.changed);
-        let counted = std::mem::replace(&mut self.counted, self.messages.len());
-        TranscriptChanges { from: changed.first().copied().unwrap_or(counted), counted, changed }
+    /// Where the messages changed since the last call begin (every message changed from
+    /// there on, or none when it is the length), and forgets the changes.
+    pub(crate) fn take_changes(&mut self) -> usize {
+        std::mem::replace(&mut self.changed_from, self.messages.len())
     }
 }

@@ -147,7 +147,7 @@ impl Task {
                 self.ctx.persist_due = false;
                 self.ctx.persist_history = self.ctx.history.len();
                 let wake = self.ctx.wake;
-                return Some(Effect::Persist { reason, changes: self.take_snapshot_changes(), wake });
+                return Some(Effect::Persist { reason, changes: self.snapshot_changes(), wake });
             }
         }
         self.ctx.effects.pop_front()

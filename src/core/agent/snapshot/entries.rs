@@ -10,35 +10,28 @@ use super::reader::Reader;
 use super::visit::Visit;
 use super::writer::Writer;
 
-/// `"history": […]`; returns where its entries end (just before the `]`).
-pub(super) fn write_history(w: &mut Writer, messages: &[conversation::Message]) -> usize {
+/// `"history": […]`.
+pub(super) fn write_history(w: &mut Writer, messages: &[conversation::Message]) {
     w.key("history");
     w.open('[');
     for message in messages {
         w.json_item(&message.to_json());
     }
-    let end = w.text.len();
     w.close(']');
-    end
 }
 
-/// `"messages": […]`: `{ ts, type, say | ask, text, images?, partial? }` each, `null` for
-/// each `None`.
-pub(super) fn write_messages<'a>(w: &mut Writer, messages: impl Iterator<Item = Option<&'a Message>>) {
+/// `"messages": […]`: `{ ts, type, say | ask, text, images?, partial? }` each.
+pub(super) fn write_messages(w: &mut Writer, messages: &[Message]) {
     w.key("messages");
     w.open('[');
     for message in messages {
         w.next();
-        let Some(message) = message else {
-            w.text.push_str("null");
-            continue;
-        };
         w.open('{');
         let kind = match message.kind {
             MessageKind::Say(_) => "say",
             MessageKind::Ask(_) => "ask",
         };
-        let (mut ts, mut partial) = (message.ts, message.partial);
+        let (mut ts, partial) = (message.ts, message.partial);
         w.number("ts", &mut ts);
         w.string("type", kind);
         w.string(kind, message.kind_name());
@@ -50,8 +43,10 @@ pub(super) fn write_messages<'a>(w: &mut Writer, messages: impl Iterator<Item = 
             }
             w.strings("images", &mut images);
         }
-        if let Some(partial) = &mut partial {
-            w.flag("partial", partial);
+        if let Some(partial) = partial {
+            // NOTE: `false` too (the writer leaves a `false` flag out): a message that was
+            // partial says so.
+            w.raw("partial", if partial { "true" } else { "false" });
         }
         w.close('}');
     }

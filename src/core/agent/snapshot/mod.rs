@@ -20,12 +20,11 @@ mod writer;
 
 pub(crate) use from_history::resumed_content;
 
-use crate::core::conversation;
 use crate::core::json::Json;
 
 use super::config::TaskConfig;
 use super::mcp::{McpServer, USE_MCP_TOOL};
-use super::message::{Transcript, TranscriptChanges};
+use super::message::Transcript;
 use super::task::Task;
 use reader::Reader;
 use visit::Visit;
@@ -68,42 +67,10 @@ impl std::fmt::Display for SnapshotError {
 
 impl std::error::Error for SnapshotError {}
 
-/// What changed in a task since its last persist ([`Effect::Persist`](super::Effect::Persist)):
-/// the changes' JSON text without the new history entries, which a host adds from
-/// [`Task::history`] in whatever form it keeps them (the wasm binding reuses the JS objects
-/// it made of them for requests); [`to_json`](Self::to_json) writes them in.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SnapshotChanges {
-    /// The changes as JSON text, with an empty `history` array.
-    pub text: String,
-    /// `historyFrom`: the history entries from this index on are new.
-    pub history_from: usize,
-    /// Where in `text` the entries go (just inside `history`'s brackets).
-    history_at: usize,
-}
-
-impl SnapshotChanges {
-    /// The whole changes as JSON text: `history` holds the entries of `history` (the task's
-    /// history) from [`history_from`](Self::history_from) on.
-    pub fn to_json(&self, history: &[conversation::Message]) -> String {
-        let (head, tail) = (self.text.get(..self.history_at), self.text.get(self.history_at..));
-        let mut text = head.unwrap_or_default().to_owned();
-        for (i, message) in history.get(self.history_from..).unwrap_or_default().iter().enumerate() {
-            if i > 0 {
-                text.push(',');
-            }
-            message.to_json().write(&mut text);
-        }
-        text.push_str(tail.unwrap_or_default());
-        text
-    }
-}
-
 impl Task {
-    /// Writes the snapshot, or with `changes` the changes (`historyFrom`, `messagesFrom`,
-    /// no history entries, and `null` for each message from `messagesFrom` on that did not
-    /// change); returns it with where its history entries go.
-    fn write_snapshot(&mut self, changes: Option<(usize, &TranscriptChanges)>) -> (String, usize) {
+    /// Writes the snapshot: `history` and `messages` from the given indexes on, and where
+    /// they start when `changes` is set.
+    fn write_snapshot(&mut self, history_from: usize, messages_from: usize, changes: bool) -> String {
         let mut w = Writer::new();
         w.open('{');
         w.number("version", &mut SNAPSHOT_VERSION.clone());
@@ -116,26 +83,16 @@ impl Task {
             tools.push(USE_MCP_TOOL.to_owned());
         }
         w.strings("tools", &mut tools);
-        let messages = self.ctx.transcript.messages();
-        let history_at = match changes {
-            Some((history_from, changed)) => {
-                w.number("historyFrom", &mut (history_from as u64));
-                w.number("messagesFrom", &mut (changed.from as u64));
-                let at = entries::write_history(&mut w, &[]);
-                let since = messages.iter().enumerate().skip(changed.from);
-                entries::write_messages(&mut w, since.map(|(i, m)| changed.includes(i).then_some(m)));
-                at
-            }
-            None => {
-                let at = entries::write_history(&mut w, &self.ctx.history);
-                entries::write_messages(&mut w, messages.iter().map(Some));
-                at
-            }
-        };
+        if changes {
+            w.number("historyFrom", &mut (history_from as u64));
+            w.number("messagesFrom", &mut (messages_from as u64));
+        }
+        entries::write_history(&mut w, self.ctx.history.get(history_from..).unwrap_or_default());
+        entries::write_messages(&mut w, self.ctx.transcript.messages().get(messages_from..).unwrap_or_default());
         let mut last_ts = self.ctx.transcript.last_ts();
         state::state(&mut w, &mut self.ctx, &mut self.phase, &mut last_ts);
         w.close('}');
-        (w.text, history_at)
+        w.text
     }
 
     /// The task as JSON text: everything needed to continue it with
@@ -144,27 +101,20 @@ impl Task {
     /// `&mut self` because one walk over the state both writes and reads snapshots; the
     /// state is left as it was.)
     pub fn snapshot(&mut self) -> String {
-        self.write_snapshot(None).0
+        self.write_snapshot(0, 0, false)
     }
 
     /// The snapshot with only what changed since this method's last call (the first call
     /// gives everything, except on a restored task: its changes start from the snapshot it
     /// was restored from): `history` holds the entries from `historyFrom` on (the history
-    /// only grows), `messages` those from `messagesFrom` on, each `null` that did not change
-    /// (the transcript's earlier entries did not change either). Replacing the stored
-    /// entries from those indexes with these, keeping the stored one for each `null`, gives
-    /// the whole snapshot.
+    /// only grows), `messages` those from `messagesFrom` on (the transcript's earlier
+    /// entries did not change). Replacing the stored entries from those indexes with these
+    /// gives the whole snapshot.
     pub fn snapshot_changes(&mut self) -> String {
-        self.take_snapshot_changes().to_json(&self.ctx.history)
-    }
-
-    /// [`snapshot_changes`](Self::snapshot_changes) without writing the history entries.
-    pub(crate) fn take_snapshot_changes(&mut self) -> SnapshotChanges {
         let history_from = self.ctx.persisted_history.min(self.ctx.history.len());
-        let messages = self.ctx.transcript.take_changes();
+        let messages_from = self.ctx.transcript.take_changes();
         self.ctx.persisted_history = self.ctx.history.len();
-        let (text, history_at) = self.write_snapshot(Some((history_from, &messages)));
-        SnapshotChanges { text, history_from, history_at }
+        self.write_snapshot(history_from, messages_from, true)
     }
 
     /// A task continued from a [`snapshot`](Self::snapshot) (JSON text), set up with

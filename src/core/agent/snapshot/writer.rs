@@ -1,4 +1,6 @@
-//! [`Writer`]: the snapshot's walk writing JSON text.
+//! [`Writer`]: the snapshot's walk writing JSON text. A member at its default (`null`,
+//! `false`, an empty list) is left out, which the [`Reader`](super::reader::Reader) reads as
+//! that default: a persist writes the state at every wait, and most of it is at rest.
 
 use std::mem::take;
 
@@ -48,7 +50,8 @@ impl Writer {
         self.first = false;
     }
 
-    fn raw(&mut self, key: &str, text: &str) {
+    /// `"key":` and `text` as it is.
+    pub(super) fn raw(&mut self, key: &str, text: &str) {
         self.key(key);
         self.text.push_str(text);
     }
@@ -68,9 +71,8 @@ impl Writer {
                 break;
             }
         }
-        for &digit in buffer.get(at..).unwrap_or_default() {
-            self.text.push(char::from(digit));
-        }
+        let digits = buffer.get(at..).unwrap_or_default();
+        self.text.push_str(std::str::from_utf8(digits).unwrap_or_default());
     }
 
     /// A string member (without the copy [`Visit::text`] would need).
@@ -103,9 +105,8 @@ impl Visit for Writer {
     }
 
     fn optional(&mut self, key: &str, value: &mut Option<u64>) {
-        match value {
-            Some(value) => self.number(key, value),
-            None => self.raw(key, "null"),
+        if let Some(value) = value {
+            self.number(key, value);
         }
     }
 
@@ -114,17 +115,21 @@ impl Visit for Writer {
     }
 
     fn optional_text(&mut self, key: &str, value: &mut Option<String>) {
-        match value {
-            Some(value) => self.text(key, value),
-            None => self.raw(key, "null"),
+        if let Some(value) = value {
+            self.text(key, value);
         }
     }
 
     fn flag(&mut self, key: &str, value: &mut bool) {
-        self.raw(key, if *value { "true" } else { "false" });
+        if *value {
+            self.raw(key, "true");
+        }
     }
 
     fn strings(&mut self, key: &str, value: &mut Vec<String>) {
+        if value.is_empty() {
+            return;
+        }
         self.key(key);
         self.open('[');
         for item in value.iter() {
@@ -134,6 +139,9 @@ impl Visit for Writer {
     }
 
     fn pairs(&mut self, key: &str, value: &mut Vec<(String, String)>) {
+        if value.is_empty() {
+            return;
+        }
         self.key(key);
         self.open('[');
         for (name, text) in value.iter() {
@@ -147,6 +155,9 @@ impl Visit for Writer {
     }
 
     fn blocks(&mut self, key: &str, value: &mut Vec<ContentBlock>) {
+        if value.is_empty() {
+            return;
+        }
         self.key(key);
         self.open('[');
         for block in value.iter() {
@@ -156,14 +167,11 @@ impl Visit for Writer {
     }
 
     fn cost(&mut self, key: &str, value: &mut Option<f64>) {
-        match value {
-            Some(cost) => {
-                self.key(key);
-                self.text.push('"');
-                self.digits(cost.to_bits());
-                self.text.push('"');
-            }
-            None => self.raw(key, "null"),
+        if let Some(cost) = value {
+            self.key(key);
+            self.text.push('"');
+            self.digits(cost.to_bits());
+            self.text.push('"');
         }
     }
 
