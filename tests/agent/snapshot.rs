@@ -222,6 +222,7 @@ fn anthropic_like_cost(cost: f64) -> Reply {
 fn the_changes_since_the_last_call_assemble_into_the_whole_snapshot() {
     let mut h = Harness::new(scripted_config(), script());
     h.ask = Box::new(answers);
+    h.task.start(h.now, "t", Vec::new());
     let (mut history, mut messages): (Vec<serde_json::Value>, Vec<serde_json::Value>) = (Vec::new(), Vec::new());
     let mut checks = 0;
     for _ in 0..200 {
@@ -242,6 +243,7 @@ fn the_changes_since_the_last_call_assemble_into_the_whole_snapshot() {
         }
         h.step_once();
     }
+    assert!(matches!(h.outcome(), Some(Outcome::Completed { .. })), "{:?}", h.transcript());
     assert!(checks > 10);
 }
 
@@ -464,4 +466,101 @@ fn a_snapshot_leaves_out_null_and_false_members_and_restores_them_as_such() {
     assert!(!at_rest(&whole["state"]), "a null or false member was written: {}", whole["state"]);
     let mut task = Task::restore(&json, config()).unwrap();
     assert_eq!(task.snapshot(), json);
+}
+
+/// A message as the snapshot writes it.
+fn message_json(m: &Message) -> serde_json::Value {
+    let kind = match m.kind {
+        MessageKind::Say(_) => "say",
+        MessageKind::Ask(_) => "ask",
+    };
+    let mut out = serde_json::json!({ "ts": m.ts, "type": kind, kind: m.kind_name(), "text": m.text });
+    if !m.images.is_empty() {
+        out["images"] = m.images.iter().map(|i| i.to_url_text()).collect();
+    }
+    if let Some(partial) = m.partial {
+        out["partial"] = partial.into();
+    }
+    out
+}
+
+/// Runs `h` (with `host_keeps_entries`) to its end, `abort_at` steps in if given, as a host
+/// that keeps what it was handed: after each persist, the stored history and transcript
+/// (the changes with the host's copies put in) equal the task's. Gives how many messages
+/// came as only their `ts`.
+fn run_as_a_host_that_keeps_entries(mut h: Harness, abort_at: Option<usize>) -> usize {
+    use clew::agent::Effect;
+    let mut kept: std::collections::HashMap<u64, serde_json::Value> = Default::default();
+    let (mut history, mut messages): (Vec<serde_json::Value>, Vec<serde_json::Value>) = (Vec::new(), Vec::new());
+    let (mut seen, mut by_ts, mut persists) = (0, 0, 0);
+    h.task.start(h.now, "t", Vec::new());
+    for step in 0..400 {
+        // NOTE: within a drain the task does not change: each persist's task is this one.
+        h.drain();
+        let whole: serde_json::Value = serde_json::from_str(&h.task.snapshot()).unwrap();
+        for effect in h.effects.get(seen..).unwrap_or_default() {
+            match effect {
+                Effect::Say(m) | Effect::Ask(m) => {
+                    kept.insert(m.ts, message_json(m));
+                }
+                Effect::Persist { changes, history_from, messages_from, .. } => {
+                    persists += 1;
+                    let delta: serde_json::Value = serde_json::from_str(changes).unwrap();
+                    assert_eq!(delta["history"], serde_json::json!([]), "the host has the history");
+                    assert_eq!(delta["historyFrom"], *history_from);
+                    assert_eq!(delta["messagesFrom"], *messages_from);
+                    history.truncate(*history_from);
+                    history.extend(whole["history"].as_array().unwrap().iter().skip(*history_from).cloned());
+                    messages.truncate(*messages_from);
+                    for (k, entry) in delta["messages"].as_array().unwrap().iter().enumerate() {
+                        let ts = whole["messages"][messages_from + k]["ts"].as_u64().unwrap();
+                        if let Some(handed) = entry.as_u64() {
+                            assert_eq!(handed, ts);
+                            by_ts += 1;
+                            messages.push(kept[&ts].clone());
+                        } else {
+                            kept.insert(ts, entry.clone());
+                            messages.push(entry.clone());
+                        }
+                    }
+                    assert_eq!(
+                        serde_json::Value::Array(messages.clone()),
+                        whole["messages"],
+                        "after persist {persists}"
+                    );
+                    assert_eq!(serde_json::Value::Array(history.clone()), whole["history"]);
+                    assert_eq!(delta["state"], whole["state"]);
+                }
+                _ => {}
+            }
+        }
+        seen = h.effects.len();
+        if h.outcome().is_some() {
+            break;
+        }
+        if abort_at == Some(step) {
+            h.task.abort(h.now, "stop");
+            continue;
+        }
+        h.step_once();
+    }
+    assert!(h.outcome().is_some(), "{} {:?}", h.task.state(), h.transcript());
+    assert!(persists >= 2, "{persists} persists");
+    by_ts
+}
+
+#[test]
+fn with_a_host_that_keeps_entries_persist_leaves_out_what_it_has_and_nothing_else() {
+    let config = TaskConfig { persist: true, host_keeps_entries: true, ..scripted_config() };
+    let mut h = Harness::new(config.clone(), script());
+    h.ask = Box::new(answers);
+    assert!(run_as_a_host_that_keeps_entries(h, None) > 5, "messages handed before come as their ts");
+    // Partial messages updated while streaming, then finished by an abort mid-stream.
+    let streamed = text(&["Let me ", "look at ", "this file ", "first.\n", "<read><path>a</path></read>"]);
+    for abort_at in [2, 4, 6, 9] {
+        let config = TaskConfig { presentation_interval_ms: 0, ..config.clone() };
+        let mut h = Harness::new(config, vec![streamed.clone(), streamed.clone(), completion("ok")]);
+        h.ask = Box::new(answers);
+        run_as_a_host_that_keeps_entries(h, Some(abort_at));
+    }
 }

@@ -20,11 +20,16 @@ pub(super) fn write_history(w: &mut Writer, messages: &[conversation::Message]) 
     w.close(']');
 }
 
-/// `"messages": […]`: `{ ts, type, say | ask, text, images?, partial? }` each.
-pub(super) fn write_messages(w: &mut Writer, messages: &[Message]) {
+/// `"messages": […]`: `{ ts, type, say | ask, text, images?, partial? }` each, or only the
+/// `ts` of each message paired with `true` (one the host has).
+pub(super) fn write_messages<'a>(w: &mut Writer, messages: impl Iterator<Item = (&'a Message, bool)>) {
     w.key("messages");
     w.open('[');
-    for message in messages {
+    for (message, handed) in messages {
+        if handed {
+            w.number_item(message.ts);
+            continue;
+        }
         w.next();
         w.open('{');
         let kind = match message.kind {
