@@ -27,42 +27,6 @@ export async function clew_pump(stream, push, signal) {
     try { reader.releaseLock(); } catch {}
   }
 }
-// Freezes a history entry `options.persist` is given (later requests are cloned from it),
-// and every object in it.
-export function clew_freeze(value) {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const key of Object.keys(value)) clew_freeze(value[key]);
-  }
-}
-// With `options.persist`, the messages given to `say` and `ask` by ts: persist's changes
-// name each one they already had by its ts (src/wasm/driver/persist.rs).
-export function clew_kept() {
-  return new Map();
-}
-// Freezes `message` with its list of images (all there is in one, so no walk: it runs at
-// every update of a partial message) and keeps it.
-export function clew_keep(kept, message) {
-  if (message.images) Object.freeze(message.images);
-  kept.set(message.ts, Object.freeze(message));
-}
-// Calls `persist(changes, info)` as `clew_try` does: `changes` is `text` parsed, with
-// `history` (frozen) as its history and each message given as its ts replaced by the one
-// kept (every other one is kept now); `info` is `{ reason, wakeAt? }`. Without `persist`
-// only keeps the messages.
-export function clew_persist(persist, text, history, kept, reason, wakeAt) {
-  const changes = JSON.parse(text);
-  history.forEach(clew_freeze);
-  changes.history = history;
-  const messages = changes.messages;
-  for (let k = 0; k < messages.length; k++) {
-    if (typeof messages[k] === 'number') messages[k] = kept.get(messages[k]);
-    else clew_keep(kept, messages[k]);
-  }
-  const info = { reason };
-  if (wakeAt !== undefined) info.wakeAt = wakeAt;
-  return persist ? clew_try(persist, undefined, changes, info) : { ok: true };
-}
 export function clew_request(request, messages) {
   request.messages = typeof structuredClone === 'function' ? structuredClone(messages) : JSON.parse(JSON.stringify(messages));
   return request;

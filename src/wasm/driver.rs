@@ -18,7 +18,9 @@ use wasm_bindgen::prelude::*;
 use web_sys::AbortController;
 
 use super::js_call::{abort_controller, call, call_with, error_message, now, settle, spawn, swallow};
-use super::task_convert::{answer_from_js, hook_from_js, outcome_to_js, params_to_js, tool_output_from_js};
+use super::task_convert::{
+    answer_from_js, hook_from_js, message_to_js, outcome_to_js, params_to_js, tool_output_from_js,
+};
 use super::task_options::Callbacks;
 use crate::core::agent::{AskAnswer, AskResponse, CheckpointKind, Effect, HookKind, Task as Machine, ToolOutput};
 use crate::core::request::ModelSettings;
@@ -34,20 +36,14 @@ pub(super) struct Driver {
     timer: RefCell<Option<Timeout>>,
     pub(super) resolve: RefCell<Option<Function>>,
     pumping: Cell<bool>,
-    /// Each history message as a JS object, once it crossed (model_stream.rs, persist.rs).
+    /// Each history message as a JS object, once it crossed (model_stream.rs).
     history_js: RefCell<Vec<JsValue>>,
-    /// Whether the machine leaves to the driver what it made JS objects of (persist.rs).
-    keeps_entries: bool,
-    /// With `persist`: the JS object of each transcript message's latest version handed
-    /// over, by `ts` (persist.rs).
-    kept: JsValue,
     /// Snapshots handed to `options.persist` (persist.rs).
     persist: persist::PersistState,
 }
 
 impl Driver {
     pub(super) fn new(machine: Machine, callbacks: Callbacks, model: ModelSettings, task_id: String) -> Rc<Self> {
-        let keeps_entries = machine.config().host_keeps_entries;
         Rc::new(Self {
             machine: RefCell::new(machine),
             callbacks: RefCell::new(Some(callbacks)),
@@ -59,8 +55,6 @@ impl Driver {
             resolve: RefCell::new(None),
             pumping: Cell::new(false),
             history_js: RefCell::new(Vec::new()),
-            keeps_entries,
-            kept: if keeps_entries { persist::clew_kept() } else { JsValue::UNDEFINED },
             persist: persist::PersistState::default(),
         })
     }
@@ -131,9 +125,7 @@ impl Driver {
 
     fn perform(self: &Rc<Self>, effect: Effect) {
         match effect {
-            Effect::Persist { reason, changes, history_from, wake, .. } => {
-                self.persist(reason, &changes, history_from, wake)
-            }
+            Effect::Persist { reason, changes, wake } => self.persist(reason, &changes, wake),
             Effect::OpenStream { stream, request, unchanged } => self.open_stream(stream, request, &unchanged),
             Effect::CancelStream { stream } => {
                 let current = self.stream.borrow_mut().take_if(|(id, _)| *id == stream);
@@ -142,12 +134,8 @@ impl Driver {
                 }
             }
             Effect::Say(message) => {
-                let say = self.callback(|c| c.say.clone());
-                if say.is_some() || self.keeps_entries {
-                    let object = self.message_object(&message);
-                    if let Some(say) = say {
-                        let _ = call(&say, &object).map(|v| swallow(&v));
-                    }
+                if let Some(say) = self.callback(|c| c.say.clone()) {
+                    let _ = call(&say, &message_to_js(&message)).map(|v| swallow(&v));
                 }
             }
             Effect::Ask(message) => self.ask(message),
@@ -210,7 +198,6 @@ impl Driver {
     }
 
     fn ask(self: &Rc<Self>, message: crate::core::agent::Message) {
-        let object = self.message_object(&message);
         let Some(ask) = self.callback(|c| c.ask.clone()) else {
             if !message.is_partial() {
                 // NOTE: with no ask callback nobody can approve; every ask is declined.
@@ -222,7 +209,7 @@ impl Driver {
             }
             return;
         };
-        let result = call(&ask, &object);
+        let result = call(&ask, &message_to_js(&message));
         if message.is_partial() {
             if let Ok(value) = &result {
                 swallow(value);

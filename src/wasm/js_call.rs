@@ -45,13 +45,9 @@ pub(super) fn now() -> u64 {
 /// exception that crosses into wasm costs a slot of the externref table (measured: about one
 /// slot leaked per throwing tool call).
 pub(super) fn call_with(function: &Function, this: &JsValue, a: &JsValue, b: &JsValue) -> Result<JsValue, JsValue> {
-    tried(&clew_try(function, this, a, b))
-}
-
-/// What a call through `clew_try` gave (`{ ok, value }`) as a `Result`.
-pub(super) fn tried(result: &JsValue) -> Result<JsValue, JsValue> {
-    let value = get(result, "value");
-    if get(result, "ok").is_truthy() {
+    let result = clew_try(function, this, a, b);
+    let value = get(&result, "value");
+    if get(&result, "ok").is_truthy() {
         Ok(value)
     } else {
         Err(value)

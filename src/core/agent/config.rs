@@ -209,14 +209,6 @@ pub struct TaskConfig {
     pub checkpoints: bool,
     /// Whether the task's state is stored at every waiting point ([`Effect::Persist`](super::Effect::Persist)).
     pub persist: bool,
-    /// Whether the host keeps its own copy of every history entry and of every message
-    /// handed to it (the wasm binding keeps the JS objects it made): then the changes of an
-    /// [`Effect::Persist`](super::Effect::Persist) leave the history entries out and hold
-    /// only the `ts` of each message whose current version the host already has (from a say
-    /// or ask effect, or from an earlier persist), and the host puts its copies in. Without
-    /// it the changes are whole.
-    #[serde(default)]
-    pub host_keeps_entries: bool,
     /// Which hooks exist.
     pub hooks: HookSet,
     /// Whether the options have MCP servers (the host lists them).
@@ -252,7 +244,6 @@ impl Default for TaskConfig {
             environment: None,
             checkpoints: false,
             persist: false,
-            host_keeps_entries: false,
             hooks: HookSet::default(),
             mcp_configured: false,
             mcp: McpCatalog::default(),

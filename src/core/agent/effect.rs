@@ -117,10 +117,6 @@ pub enum Effect {
         reason: &'static str,
         /// What changed since the last one ([`Task::snapshot_changes`](super::Task::snapshot_changes)).
         changes: String,
-        /// Its `historyFrom`: the history entries from this index on are new.
-        history_from: usize,
-        /// Its `messagesFrom`: its `messages` are the transcript's from this index on.
-        messages_from: usize,
         /// When the task next needs a wake-up (a retry delay's end, a timeout), if ever: a
         /// host that may be stopped meanwhile (a Durable Object) sets its own alarm for it.
         wake: Option<u64>,

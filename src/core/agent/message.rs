@@ -197,11 +197,6 @@ pub struct Transcript {
     /// The first message changed since [`take_changes`](Self::take_changes) (none: `len`).
     #[serde(skip)]
     changed_from: usize,
-    /// For each message, whether the host was handed its current version
-    /// ([`TaskConfig::host_keeps_entries`](super::TaskConfig::host_keeps_entries)); missing
-    /// ones were not.
-    #[serde(skip)]
-    handed: Vec<bool>,
 }
 
 impl Transcript {
@@ -227,7 +222,6 @@ impl Transcript {
     ) -> u64 {
         let ts = self.next_ts(now);
         self.changed_from = self.changed_from.min(self.messages.len());
-        self.set_handed(self.messages.len(), false);
         self.messages.push(Message { ts, kind, text, images, partial, other_kind: None });
         ts
     }
@@ -242,10 +236,10 @@ impl Transcript {
     pub(crate) fn get_mut(&mut self, ts: u64) -> Option<&mut Message> {
         let index = self.messages.binary_search_by_key(&ts, |m| m.ts).ok()?;
         self.changed_from = self.changed_from.min(index);
-        self.set_handed(index, false);
         self.messages.get_mut(index)
     }
 
+    /// Marks every partial message final, without telling anyone (abort).
     /// Marks every partial message final; returns their ts.
     pub(crate) fn finish_all_partial(&mut self) -> Vec<u64> {
         let mut finished = Vec::new();
@@ -254,44 +248,9 @@ impl Transcript {
                 self.changed_from = self.changed_from.min(index);
                 message.partial = Some(false);
                 finished.push(message.ts);
-                if let Some(handed) = self.handed.get_mut(index) {
-                    *handed = false;
-                }
             }
         }
         finished
-    }
-
-    /// Notes that the host was handed `message`: a version of one of the transcript's
-    /// messages, the current one or an older one (an effect queued before an update).
-    pub(crate) fn hand_over(&mut self, message: &Message) {
-        if let Ok(index) = self.messages.binary_search_by_key(&message.ts, |m| m.ts) {
-            // NOTE: an update changes a message's text and partial flag, nothing else.
-            let current =
-                self.messages.get(index).is_some_and(|m| m.text == message.text && m.partial == message.partial);
-            self.set_handed(index, current);
-        }
-    }
-
-    /// Whether the host has the current version of the message at `index`.
-    pub(crate) fn was_handed(&self, index: usize) -> bool {
-        self.handed.get(index).copied().unwrap_or(false)
-    }
-
-    /// Notes that the host was handed the current version of every message from `from` on.
-    pub(crate) fn hand_over_from(&mut self, from: usize) {
-        for index in from..self.messages.len() {
-            self.set_handed(index, true);
-        }
-    }
-
-    fn set_handed(&mut self, index: usize, handed: bool) {
-        if self.handed.len() <= index {
-            self.handed.resize(index + 1, false);
-        }
-        if let Some(slot) = self.handed.get_mut(index) {
-            *slot = handed;
-        }
     }
 
     /// The newest message.
@@ -308,7 +267,7 @@ impl Transcript {
     /// message's `ts`). Every message counts as changed.
     pub(crate) fn from_parts(messages: Vec<Message>, last_ts: u64) -> Self {
         let last_ts = messages.iter().map(|m| m.ts).fold(last_ts, u64::max);
-        Self { messages, last_ts, changed_from: 0, handed: Vec::new() }
+        Self { messages, last_ts, changed_from: 0 }
     }
 
     /// Where the messages changed since the last call begin (every message changed from

@@ -180,9 +180,6 @@ impl TaskOptions {
             environment,
             checkpoints: checkpoint_save.is_some() || checkpoint_initial.is_some(),
             persist: persist.is_some(),
-            // NOTE: the JS binding keeps the JS object of every history entry and message
-            // it made (src/wasm/driver/persist.rs): persist's changes need not carry them.
-            host_keeps_entries: persist.is_some(),
             hooks: HookSet {
                 task_start: hook_slots[0].is_some(),
                 task_cancel: hook_slots[1].is_some(),

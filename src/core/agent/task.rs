@@ -140,40 +140,30 @@ impl Task {
 
     /// The next effect to perform, oldest first. With [`TaskConfig::persist`], an
     /// [`Effect::Persist`] comes first whenever the next effect starts a wait and something
-    /// happened since the last one, and after the last effect when the history grew.
+    /// happened since the last one.
     pub fn poll_effect(&mut self) -> Option<Effect> {
         if self.ctx.config.persist && self.ctx.persist_due {
-            if let Some(reason) = self.persist_reason(self.ctx.effects.front()) {
+            if let Some(reason) = self.ctx.effects.front().and_then(|e| self.persist_reason(e)) {
                 self.ctx.persist_due = false;
                 self.ctx.persist_history = self.ctx.history.len();
                 let wake = self.ctx.wake;
-                let (changes, history_from, messages_from) = self.take_snapshot_changes();
-                return Some(Effect::Persist { reason, changes, history_from, messages_from, wake });
+                return Some(Effect::Persist { reason, changes: self.snapshot_changes(), wake });
             }
         }
-        let effect = self.ctx.effects.pop_front();
-        if self.ctx.config.host_keeps_entries {
-            if let Some(Effect::Say(message) | Effect::Ask(message)) = &effect {
-                self.ctx.transcript.hand_over(message);
-            }
-        }
-        effect
+        self.ctx.effects.pop_front()
     }
 
-    /// Why the task must be stored before `next` goes out (with no effect left: now), if it
-    /// must: `next` starts a wait, or a message entered the history (a round began, or its
-    /// reply ended while the task already waited for an answer or a tool). For the history,
-    /// messages go out first: the persist then has them as they were handed (a host that
-    /// keeps what it was handed is not handed them again).
-    fn persist_reason(&self, next: Option<&Effect>) -> Option<&'static str> {
-        Some(match next {
-            Some(Effect::Ask(message)) if !message.is_partial() => "ask",
-            Some(Effect::RunTool { .. }) => "tool",
-            Some(Effect::RunHook { kind, .. }) if *kind != HookKind::TaskCancel => "hook",
-            Some(Effect::SaveCheckpoint { .. }) => "checkpoint",
-            Some(Effect::WakeAt(Some(_))) if self.state() == "retryDelay" => "retryDelay",
-            Some(Effect::Finished(_)) => "finished",
-            Some(Effect::Say(_) | Effect::Ask(_)) => return None,
+    /// Why the task must be stored before `effect` goes out, if it must: the effect starts a
+    /// wait, or a message entered the history (a round began, or its reply ended while the
+    /// task already waited for an answer or a tool).
+    fn persist_reason(&self, effect: &Effect) -> Option<&'static str> {
+        Some(match effect {
+            Effect::Ask(message) if !message.is_partial() => "ask",
+            Effect::RunTool { .. } => "tool",
+            Effect::RunHook { kind, .. } if *kind != HookKind::TaskCancel => "hook",
+            Effect::SaveCheckpoint { .. } => "checkpoint",
+            Effect::WakeAt(Some(_)) if self.state() == "retryDelay" => "retryDelay",
+            Effect::Finished(_) => "finished",
             _ if self.ctx.history.len() == self.ctx.persist_history => return None,
             _ if matches!(self.phase, Phase::Finished(_)) => "finished",
             _ => "round",

@@ -13,7 +13,6 @@ use super::super::json_js::to_js;
 use super::super::stream::{open_response, Opened, USED};
 use super::super::task_convert::get;
 use super::Driver;
-use crate::core::conversation::Message;
 use crate::core::request::{build_request, ModelRequest};
 use crate::core::stream::StreamError;
 
@@ -119,31 +118,28 @@ impl Driver {
     fn request_to_js(&self, mut request: ModelRequest, unchanged: &[Option<usize>]) -> JsValue {
         let messages = std::mem::take(&mut request.messages);
         let objects = Array::new_with_length(messages.len() as u32);
+        let mut cache = self.history_js.borrow_mut();
         for (i, message) in messages.iter().enumerate() {
+            let convert = || to_js(&message.to_json());
             let object = match unchanged.get(i).copied().flatten() {
-                Some(at) => self.history_object(at, message),
-                None => to_js(&message.to_json()),
+                Some(at) => {
+                    if cache.len() <= at {
+                        cache.resize(at + 1, JsValue::UNDEFINED);
+                    }
+                    match cache.get_mut(at) {
+                        Some(slot) if slot.is_object() => slot.clone(),
+                        Some(slot) => {
+                            *slot = convert();
+                            slot.clone()
+                        }
+                        None => convert(),
+                    }
+                }
+                None => convert(),
             };
             objects.set(i as u32, object);
         }
         clew_request(&to_js(&request.to_json()), &objects)
-    }
-
-    /// The JS object of the history message at `at` (`message`): made at its first use,
-    /// then kept for every later request (and for `persist`).
-    pub(super) fn history_object(&self, at: usize, message: &Message) -> JsValue {
-        let mut cache = self.history_js.borrow_mut();
-        if cache.len() <= at {
-            cache.resize(at + 1, JsValue::UNDEFINED);
-        }
-        match cache.get_mut(at) {
-            Some(slot) if slot.is_object() => slot.clone(),
-            Some(slot) => {
-                *slot = to_js(&message.to_json());
-                slot.clone()
-            }
-            None => to_js(&message.to_json()),
-        }
     }
 
     fn is_current(&self, stream: u64) -> bool {

@@ -4,45 +4,16 @@
 //! stored. A persist that throws or rejects ends the task `failed` (`CLEW_PERSIST_FAILED`):
 //! going on would leave the stored task behind. Inside `abort()` it is called but not
 //! awaited (abort returns first).
-//!
-//! The machine leaves out of the changes what the driver already made JS objects of
-//! ([`TaskConfig::host_keeps_entries`](crate::core::agent::TaskConfig::host_keeps_entries)):
-//! the history entries (the objects later requests are cloned from) and each message the
-//! driver was handed in its current version (the objects given to `say` and `ask`, or
-//! parsed by an earlier persist), which it names by its ts. The driver puts those objects
-//! in (js/boundary.js `clew_persist`), frozen: nothing is converted twice, and what
-//! `persist` keeps cannot change under it.
 
 use std::cell::Cell;
 use std::rc::Rc;
 
-use js_sys::Array;
-use wasm_bindgen::prelude::*;
+use js_sys::{Object, Reflect};
+use wasm_bindgen::JsValue;
 
-use super::super::js_call::{error_message, now, settle, spawn, swallow, tried};
-use super::super::task_convert::message_to_js;
+use super::super::js_call::{call_with, error_message, now, settle, spawn, swallow};
 use super::Driver;
-use crate::core::agent::{codes, Message};
-use crate::core::conversation;
-
-#[wasm_bindgen(module = "/js/boundary.js")]
-extern "C" {
-    /// An empty store of messages by ts.
-    pub(super) fn clew_kept() -> JsValue;
-    /// Freezes `message` and keeps it in `kept`.
-    fn clew_keep(kept: &JsValue, message: &JsValue);
-    /// Calls `persist(changes, { reason, wakeAt })` with `changes` parsed from `text`, its
-    /// history `history` and its messages from `kept` where it names them; gives
-    /// `clew_try`'s `{ ok, value }`.
-    fn clew_persist(
-        persist: Option<js_sys::Function>,
-        text: &str,
-        history: Array,
-        kept: &JsValue,
-        reason: &str,
-        wake_at: Option<f64>,
-    ) -> JsValue;
-}
+use crate::core::agent::codes;
 
 /// Where persisting stands.
 #[derive(Default)]
@@ -75,20 +46,17 @@ impl PersistState {
 }
 
 impl Driver {
-    /// Hands `changes` (with the history entries from `history_from` on put in) to
-    /// `options.persist` and holds every effect until it settles.
-    pub(super) fn persist(self: &Rc<Self>, reason: &str, changes: &str, history_from: usize, wake: Option<u64>) {
-        let history = match self.machine.try_borrow() {
-            Ok(machine) => self.history_objects(machine.history(), history_from),
-            Err(_) => Array::new(),
-        };
-        let persist = self.callback(|c| c.persist.clone());
-        let called = persist.is_some();
-        let epoch = self.persist.epoch.get();
-        let result = tried(&clew_persist(persist, changes, history, &self.kept, reason, wake.map(|at| at as f64)));
-        if !called {
-            return;
+    /// Hands `changes` to `options.persist` and holds every effect until it settles.
+    pub(super) fn persist(self: &Rc<Self>, reason: &str, changes: &str, wake: Option<u64>) {
+        let Some(persist) = self.callback(|c| c.persist.clone()) else { return };
+        let snapshot = js_sys::JSON::parse(changes).unwrap_or(JsValue::NULL);
+        let info = Object::new();
+        let _ = Reflect::set(&info, &"reason".into(), &reason.into());
+        if let Some(at) = wake {
+            let _ = Reflect::set(&info, &"wakeAt".into(), &JsValue::from_f64(at as f64));
         }
+        let epoch = self.persist.epoch.get();
+        let result = call_with(&persist, &JsValue::UNDEFINED, &snapshot, &info);
         if self.persist.aborting.get() || self.persist.epoch.get() != epoch {
             // NOTE: inside abort nothing is awaited; an abort from inside persist ended the wait.
             if let Ok(value) = &result {
@@ -116,25 +84,6 @@ impl Driver {
             }
             me.drive();
         }));
-    }
-
-    /// The JS objects of `history`'s messages from `from` on.
-    fn history_objects(&self, history: &[conversation::Message], from: usize) -> Array {
-        let objects = Array::new();
-        for (at, message) in history.iter().enumerate().skip(from) {
-            objects.push(&self.history_object(at, message));
-        }
-        objects
-    }
-
-    /// The JS object of `message` for `say` and `ask`; with `persist`, frozen and kept: a
-    /// later persist hands the same object on.
-    pub(super) fn message_object(&self, message: &Message) -> JsValue {
-        let object = message_to_js(message);
-        if self.keeps_entries {
-            clew_keep(&self.kept, &object);
-        }
-        object
     }
 
     /// Ends the task `failed`: the application could not store it.

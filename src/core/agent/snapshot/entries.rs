@@ -20,16 +20,11 @@ pub(super) fn write_history(w: &mut Writer, messages: &[conversation::Message]) 
     w.close(']');
 }
 
-/// `"messages": […]`: `{ ts, type, say | ask, text, images?, partial? }` each, or only the
-/// `ts` of each message paired with `true` (one the host has).
-pub(super) fn write_messages<'a>(w: &mut Writer, messages: impl Iterator<Item = (&'a Message, bool)>) {
+/// `"messages": […]`: `{ ts, type, say | ask, text, images?, partial? }` each.
+pub(super) fn write_messages(w: &mut Writer, messages: &[Message]) {
     w.key("messages");
     w.open('[');
-    for (message, handed) in messages {
-        if handed {
-            w.number_item(message.ts);
-            continue;
-        }
+    for message in messages {
         w.next();
         w.open('{');
         let kind = match message.kind {

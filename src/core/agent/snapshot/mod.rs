@@ -69,9 +69,7 @@ impl std::error::Error for SnapshotError {}
 
 impl Task {
     /// Writes the snapshot: `history` and `messages` from the given indexes on, and where
-    /// they start when `changes` is set. With `changes` and
-    /// [`TaskConfig::host_keeps_entries`], the history entries are left out and each message
-    /// the host has is its `ts`.
+    /// they start when `changes` is set.
     fn write_snapshot(&mut self, history_from: usize, messages_from: usize, changes: bool) -> String {
         let mut w = Writer::new();
         w.open('{');
@@ -89,15 +87,8 @@ impl Task {
             w.number("historyFrom", &mut (history_from as u64));
             w.number("messagesFrom", &mut (messages_from as u64));
         }
-        let by_reference = changes && self.ctx.config.host_keeps_entries;
-        let history = if by_reference { &[] } else { self.ctx.history.get(history_from..).unwrap_or_default() };
-        entries::write_history(&mut w, history);
-        let transcript = &self.ctx.transcript;
-        let since = transcript.messages().iter().enumerate().skip(messages_from);
-        entries::write_messages(&mut w, since.map(|(i, m)| (m, by_reference && transcript.was_handed(i))));
-        if by_reference {
-            self.ctx.transcript.hand_over_from(messages_from);
-        }
+        entries::write_history(&mut w, self.ctx.history.get(history_from..).unwrap_or_default());
+        entries::write_messages(&mut w, self.ctx.transcript.messages().get(messages_from..).unwrap_or_default());
         let mut last_ts = self.ctx.transcript.last_ts();
         state::state(&mut w, &mut self.ctx, &mut self.phase, &mut last_ts);
         w.close('}');
@@ -119,19 +110,11 @@ impl Task {
     /// only grows), `messages` those from `messagesFrom` on (the transcript's earlier
     /// entries did not change). Replacing the stored entries from those indexes with these
     /// gives the whole snapshot.
-    ///
-    /// With [`TaskConfig::host_keeps_entries`], `history` is empty and each message the host
-    /// has in its current version is only its `ts` (see there).
     pub fn snapshot_changes(&mut self) -> String {
-        self.take_snapshot_changes().0
-    }
-
-    /// [`snapshot_changes`](Self::snapshot_changes), with its `historyFrom` and `messagesFrom`.
-    pub(crate) fn take_snapshot_changes(&mut self) -> (String, usize, usize) {
         let history_from = self.ctx.persisted_history.min(self.ctx.history.len());
         let messages_from = self.ctx.transcript.take_changes();
         self.ctx.persisted_history = self.ctx.history.len();
-        (self.write_snapshot(history_from, messages_from, true), history_from, messages_from)
+        self.write_snapshot(history_from, messages_from, true)
     }
 
     /// A task continued from a [`snapshot`](Self::snapshot) (JSON text), set up with

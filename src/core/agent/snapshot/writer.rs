@@ -81,12 +81,6 @@ impl Writer {
         write_string(&mut self.text, value);
     }
 
-    /// An array item that is a whole number.
-    pub(super) fn number_item(&mut self, value: u64) {
-        self.next();
-        self.digits(value);
-    }
-
     /// An array item that is a string.
     pub(super) fn string_item(&mut self, value: &str) {
         self.next();
