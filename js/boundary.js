@@ -31,6 +31,24 @@ export function clew_request(request, messages) {
   request.messages = typeof structuredClone === 'function' ? structuredClone(messages) : JSON.parse(JSON.stringify(messages));
   return request;
 }
+// The changes handed to `options.persist`: the machine's JSON parsed, its history entries
+// frozen and kept in `cache` (the objects the requests are made of, by history index) and
+// the transcript entries the driver made put in, so that each entry crosses into
+// JavaScript once. Frozen, because the application holds them too.
+export function clew_persisted(text, cache, messages) {
+  const changes = JSON.parse(text);
+  const freeze = (value) => {
+    if (value !== null && typeof value === 'object') {
+      Object.freeze(value);
+      for (const key in value) freeze(value[key]);
+    }
+    return value;
+  };
+  cache.length = changes.historyFrom;
+  for (const entry of changes.history) cache.push(freeze(entry));
+  changes.messages = messages;
+  return changes;
+}
 export function clew_try(f, self, a, b) {
   try { return { ok: true, value: f.call(self, a, b) }; } catch (error) { return { ok: false, value: error }; }
 }

@@ -126,6 +126,47 @@ test("persist is awaited before each wait starts, and its changes assemble into 
   }
 });
 
+test("with model.request, the history entries persist gets are frozen, and the requests are made of them, each a copy", async () => {
+  const replies = [xml("<read_file><path>a</path></read_file>"), xml("<read_file><path>b</path></read_file>"), xml("<attempt_completion><result>ok</result></attempt_completion>")];
+  const requests = [];
+  let stored;
+  const persisted = [];
+  const task = new Task({
+    model: {
+      format: "anthropic",
+      request: (request) => {
+        requests.push(structuredClone(request));
+        // A request that changes its messages changes neither the task nor the next request.
+        request.messages[0].role = "changed";
+        return new Response(replies[requests.length - 1]);
+      },
+    },
+    tools: [tool("read_file", { readOnly: true })],
+    autoApprove: { readOnly: true },
+    ask: (m) => (m.partial ? undefined : { response: "yesButtonClicked" }),
+    persist: (changes) => {
+      persisted.push(...changes.history);
+      stored = Task.mergeSnapshot(stored, changes);
+    },
+  });
+  assert.equal((await task.start("go")).status, "completed");
+  assert.equal(requests.length, 3);
+  assert.deepEqual(persisted, task.history, "each history entry reached persist once");
+  for (const entry of persisted) {
+    assert.ok(Object.isFrozen(entry) && Object.isFrozen(entry.content), "the entries are frozen");
+    assert.throws(() => { "use strict"; entry.content.push({ type: "text", text: "x" }); }, TypeError);
+  }
+  for (const [i, request] of requests.entries()) {
+    assert.equal(request.messages.length, 1 + 2 * i);
+    // Every assistant entry of a request is the history's (the user entries may carry more).
+    for (const [j, message] of request.messages.entries()) {
+      if (message.role === "assistant") assert.deepEqual(message, task.history[j], `request ${i}, message ${j}`);
+    }
+    assert.equal(request.messages[0].role, "user", "each request is a copy");
+  }
+  assert.deepEqual(stored, task.snapshot(), "the stored changes are the snapshot");
+});
+
 test("a persist that rejects ends the task failed, before the wait starts", async () => {
   const server = await startModelServer({ "/v1/messages": [xml("<write_file><path>b</path></write_file>")] });
   try {

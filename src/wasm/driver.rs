@@ -36,8 +36,8 @@ pub(super) struct Driver {
     timer: RefCell<Option<Timeout>>,
     pub(super) resolve: RefCell<Option<Function>>,
     pumping: Cell<bool>,
-    /// Each history message as a JS object, once it crossed (model_stream.rs).
-    history_js: RefCell<Vec<JsValue>>,
+    /// Each history message as a JS object, once it crossed (model_stream.rs, persist.rs).
+    history_js: js_sys::Array,
     /// Snapshots handed to `options.persist` (persist.rs).
     persist: persist::PersistState,
 }
@@ -54,7 +54,7 @@ impl Driver {
             timer: RefCell::new(None),
             resolve: RefCell::new(None),
             pumping: Cell::new(false),
-            history_js: RefCell::new(Vec::new()),
+            history_js: js_sys::Array::new(),
             persist: persist::PersistState::default(),
         })
     }
@@ -125,7 +125,9 @@ impl Driver {
 
     fn perform(self: &Rc<Self>, effect: Effect) {
         match effect {
-            Effect::Persist { reason, changes, wake } => self.persist(reason, &changes, wake),
+            Effect::Persist { reason, changes, wake, messages_from } => {
+                self.persist(reason, &changes, wake, messages_from);
+            }
             Effect::OpenStream { stream, request, unchanged } => self.open_stream(stream, request, &unchanged),
             Effect::CancelStream { stream } => {
                 let current = self.stream.borrow_mut().take_if(|(id, _)| *id == stream);
@@ -188,7 +190,7 @@ impl Driver {
                 }
                 // NOTE: a finished task keeps no user callback alive, nor the requests' messages.
                 self.callbacks.borrow_mut().take();
-                self.history_js.borrow_mut().clear();
+                let _ = Reflect::set(&self.history_js, &"length".into(), &JsValue::from(0));
                 let resolve = self.resolve.borrow_mut().take();
                 if let Some(resolve) = resolve {
                     let _ = call(&resolve, &outcome_to_js(&outcome));

@@ -412,6 +412,39 @@ fn with_persist_on_every_wait_is_preceded_by_a_persist_of_the_state_it_waits_in(
 }
 
 #[test]
+fn with_messages_apart_persist_leaves_out_only_the_transcript_entries_and_says_where_they_start() {
+    use clew::agent::Effect;
+    let run = |apart: bool| {
+        let config = TaskConfig { persist: true, persist_messages_apart: apart, ..scripted_config() };
+        let mut h = Harness::new(config, script());
+        h.ask = Box::new(answers);
+        h.start("t");
+        assert!(matches!(h.outcome(), Some(Outcome::Completed { .. })));
+        h.effects
+    };
+    let (whole, apart) = (run(false), run(true));
+    assert_eq!(whole.len(), apart.len());
+    let mut persists = 0;
+    for (w, a) in whole.iter().zip(&apart) {
+        match (w, a) {
+            (
+                Effect::Persist { changes: w, messages_from: wf, reason: wr, .. },
+                Effect::Persist { changes: a, messages_from: af, reason: ar, .. },
+            ) => {
+                let mut expected: serde_json::Value = serde_json::from_str(w).unwrap();
+                assert_eq!(expected["messagesFrom"], *wf, "messages_from is the changes' messagesFrom");
+                expected["messages"] = serde_json::json!([]);
+                assert_eq!(serde_json::from_str::<serde_json::Value>(a).unwrap(), expected);
+                assert_eq!((wf, wr), (af, ar));
+                persists += 1;
+            }
+            _ => assert_eq!(format!("{w:?}"), format!("{a:?}")),
+        }
+    }
+    assert!(persists > 5);
+}
+
+#[test]
 fn a_restored_tasks_changes_start_from_the_snapshot_it_was_restored_from() {
     let mut h =
         Harness::new(config(), vec![text(&["<write><path>b</path><content>x</content></write>"]), completion("ok")]);

@@ -147,7 +147,8 @@ impl Task {
                 self.ctx.persist_due = false;
                 self.ctx.persist_history = self.ctx.history.len();
                 let wake = self.ctx.wake;
-                return Some(Effect::Persist { reason, changes: self.snapshot_changes(), wake });
+                let (changes, messages_from) = self.write_changes();
+                return Some(Effect::Persist { reason, changes, wake, messages_from });
             }
         }
         self.ctx.effects.pop_front()

@@ -118,23 +118,18 @@ impl Driver {
     fn request_to_js(&self, mut request: ModelRequest, unchanged: &[Option<usize>]) -> JsValue {
         let messages = std::mem::take(&mut request.messages);
         let objects = Array::new_with_length(messages.len() as u32);
-        let mut cache = self.history_js.borrow_mut();
+        let cache = &self.history_js;
         for (i, message) in messages.iter().enumerate() {
             let convert = || to_js(&message.to_json());
             let object = match unchanged.get(i).copied().flatten() {
-                Some(at) => {
-                    if cache.len() <= at {
-                        cache.resize(at + 1, JsValue::UNDEFINED);
+                Some(at) => match cache.get(at as u32) {
+                    slot if slot.is_object() => slot,
+                    _ => {
+                        let object = convert();
+                        cache.set(at as u32, object.clone());
+                        object
                     }
-                    match cache.get_mut(at) {
-                        Some(slot) if slot.is_object() => slot.clone(),
-                        Some(slot) => {
-                            *slot = convert();
-                            slot.clone()
-                        }
-                        None => convert(),
-                    }
-                }
+                },
                 None => convert(),
             };
             objects.set(i as u32, object);

@@ -8,12 +8,20 @@
 use std::cell::Cell;
 use std::rc::Rc;
 
-use js_sys::{Object, Reflect};
-use wasm_bindgen::JsValue;
+use js_sys::{Array, Object, Reflect};
+use wasm_bindgen::prelude::*;
 
 use super::super::js_call::{call_with, error_message, now, settle, spawn, swallow};
+use super::super::task_convert::message_to_js;
 use super::Driver;
 use crate::core::agent::codes;
+
+#[wasm_bindgen(module = "/js/boundary.js")]
+extern "C" {
+    /// `changes` parsed, its history entries kept in `cache` (by history index) and
+    /// `messages` put in.
+    fn clew_persisted(changes: &str, cache: &Array, messages: &Array) -> JsValue;
+}
 
 /// Where persisting stands.
 #[derive(Default)]
@@ -47,9 +55,20 @@ impl PersistState {
 
 impl Driver {
     /// Hands `changes` to `options.persist` and holds every effect until it settles.
-    pub(super) fn persist(self: &Rc<Self>, reason: &str, changes: &str, wake: Option<u64>) {
+    ///
+    /// The machine left the transcript entries out (`TaskConfig::persist_messages_apart`):
+    /// they are made here as those handed to `say` are, which costs less than JSON text
+    /// parsed again. The history entries are kept for the requests to come
+    /// (model_stream.rs), so that each crosses into JavaScript once.
+    pub(super) fn persist(self: &Rc<Self>, reason: &str, changes: &str, wake: Option<u64>, messages_from: usize) {
         let Some(persist) = self.callback(|c| c.persist.clone()) else { return };
-        let snapshot = js_sys::JSON::parse(changes).unwrap_or(JsValue::NULL);
+        let messages = Array::new();
+        if let Ok(machine) = self.machine.try_borrow() {
+            for message in machine.messages().get(messages_from..).unwrap_or_default() {
+                messages.push(&message_to_js(message));
+            }
+        }
+        let snapshot = clew_persisted(changes, &self.history_js, &messages);
         let info = Object::new();
         let _ = Reflect::set(&info, &"reason".into(), &reason.into());
         if let Some(at) = wake {

@@ -144,6 +144,15 @@ proptest! {
     }
 
     #[test]
+    fn long_runs_with_sparse_escapes_are_escaped_as_serde_json_escapes_them(
+        text in "([a-zé ]{0,19}[\u{0}-\u{1f}\"\\\\]{0,3}){0,12}"
+    ) {
+        let mut ours = String::new();
+        write_string(&mut ours, &text);
+        prop_assert_eq!(ours, serde_json::to_string(&text).unwrap());
+    }
+
+    #[test]
     fn pretty_text_reads_the_same(value in arb_json()) {
         let pretty = serde_json::to_string_pretty(&value).unwrap();
         prop_assert_eq!(Json::parse(&pretty).unwrap().to_string(), serde_json::to_string(&value).unwrap());

@@ -13,51 +13,73 @@ pub fn write_string(out: &mut String, text: &str) {
     out.reserve(text.len() + 2);
     out.push('"');
     let bytes = text.as_bytes();
-    let (mut run, mut i) = (0, 0);
-    while let Some(&b) = bytes.get(i) {
-        // Eight bytes at a time while none needs an escape (most of a long text).
-        if let Some(word) = bytes.get(i..i + 8).and_then(|w| <[u8; 8]>::try_from(w).ok()) {
-            if !needs_escape(u64::from_le_bytes(word)) {
-                i += 8;
-                continue;
-            }
-        }
-        i += 1;
-        let escape = match b {
-            b'"' => "\\\"",
-            b'\\' => "\\\\",
-            b'\n' => "\\n",
-            b'\r' => "\\r",
-            b'\t' => "\\t",
-            0x08 => "\\b",
-            0x0c => "\\f",
-            0..=0x1f => "",
-            _ => continue,
-        };
-        out.push_str(text.get(run..i - 1).unwrap_or_default());
-        if escape.is_empty() {
-            const HEX: &[u8; 16] = b"0123456789abcdef";
-            out.push_str("\\u00");
-            out.push(char::from(HEX.get(usize::from(b >> 4)).copied().unwrap_or(b'0')));
-            out.push(char::from(HEX.get(usize::from(b & 15)).copied().unwrap_or(b'0')));
-        } else {
-            out.push_str(escape);
-        }
-        run = i;
+    // Each escape first copies the bytes since the last one in one go.
+    let mut from = 0;
+    while let Some(at) = next_escape(bytes, from) {
+        out.push_str(text.get(from..at).unwrap_or_default());
+        push_escape(out, bytes.get(at).copied().unwrap_or_default());
+        from = at + 1;
     }
-    out.push_str(text.get(run..).unwrap_or_default());
+    out.push_str(text.get(from..).unwrap_or_default());
     out.push('"');
 }
 
-/// Whether any of the eight bytes of `word` is a control character, `"` or `\\`: the
-/// classic bit tests for a byte below a bound and for a zero byte. They miss no such byte;
-/// a word they wrongly flag would only take the byte-by-byte path.
-fn needs_escape(word: u64) -> bool {
+/// The escape of `b` (`"`, `\\` or a control character).
+fn push_escape(out: &mut String, b: u8) {
+    out.push('\\');
+    match b {
+        b'"' | b'\\' => out.push(char::from(b)),
+        b'\n' => out.push('n'),
+        b'\r' => out.push('r'),
+        b'\t' => out.push('t'),
+        0x08 => out.push('b'),
+        0x0c => out.push('f'),
+        _ => {
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            out.push_str("u00");
+            out.push(char::from(HEX.get(usize::from(b >> 4)).copied().unwrap_or(b'0')));
+            out.push(char::from(HEX.get(usize::from(b & 15)).copied().unwrap_or(b'0')));
+        }
+    }
+}
+
+/// Where the first byte from `from` on that needs an escape is: eight bytes at a time while
+/// none does (most of a long text), each escape written byte by byte (no small copies, which
+/// cost a call each in wasm).
+fn next_escape(bytes: &[u8], mut from: usize) -> Option<usize> {
+    loop {
+        let rest = bytes.get(from..)?;
+        let (word, last) = match rest.get(..8) {
+            Some(word) => (<[u8; 8]>::try_from(word).ok()?, false),
+            None => {
+                // NOTE: the last bytes, padded with a letter: one test serves every word.
+                let mut word = [b'a'; 8];
+                word.get_mut(..rest.len())?.copy_from_slice(rest);
+                (word, true)
+            }
+        };
+        let mask = escape_mask(u64::from_le_bytes(word));
+        if mask != 0 {
+            // NOTE: the lowest flagged byte is always a true one (a false flag comes only from a
+            // borrow out of a lower, true one).
+            return Some(from + (mask.trailing_zeros() / 8) as usize);
+        }
+        if last {
+            return None;
+        }
+        from += 8;
+    }
+}
+
+/// The high bit of each of the eight bytes of `word` that is a control character, `"` or
+/// `\\` (the classic bit tests for a byte below a bound and for a zero byte), and perhaps of
+/// some bytes above a flagged one.
+fn escape_mask(word: u64) -> u64 {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGHS: u64 = 0x8080_8080_8080_8080;
     let below = |w: u64, n: u64| w.wrapping_sub(ONES * n) & !w & HIGHS;
     let zero = |w: u64| below(w, 1);
-    (below(word, 0x20) | zero(word ^ (ONES * u64::from(b'"'))) | zero(word ^ (ONES * u64::from(b'\\')))) != 0
+    below(word, 0x20) | zero(word ^ (ONES * u64::from(b'"'))) | zero(word ^ (ONES * u64::from(b'\\')))
 }
 
 pub(super) fn write_value(value: &Json, out: &mut String) {
