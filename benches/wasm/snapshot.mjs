@@ -70,7 +70,7 @@ for (let i = 0; i < 5; i++) { (await run(store)).task.free(); (await run(null)).
 const timeRatios = [];
 let withMs = [], withoutMs = [];
 const timed = async (persist) => { const { task, ms } = await run(persist); task.free(); keep.length = 0; return ms; };
-for (let i = 0; i < 101; i++) {
+for (let i = 0; i < 201; i++) {
   let a, b;
   if (i % 2) { a = await timed(store); b = await timed(null); } else { b = await timed(null); a = await timed(store); }
   withMs.push(a); withoutMs.push(b); timeRatios.push(a / b);
