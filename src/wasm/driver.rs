@@ -36,8 +36,9 @@ pub(super) struct Driver {
     pumping: Cell<bool>,
     /// Each history message as a JS object, once it crossed (model_stream.rs, persist.rs).
     history_js: js_sys::Array,
-    /// With `persist`, each transcript message's last object handed to `say` or `ask`, keyed
-    /// by its ts: `persist` gets the same one while it is current (persist.rs).
+    /// With `persist`, the objects of the last persist's transcript entries and of the
+    /// messages said since, keyed by ts: `persist` gets the same one while it is current
+    /// (persist.rs).
     messages_js: RefCell<Object>,
     /// Snapshots handed to `options.persist` (persist.rs).
     persist: persist::PersistState,

@@ -18,8 +18,8 @@ use crate::core::agent::{codes, Message};
 
 #[wasm_bindgen(module = "/js/boundary.js")]
 extern "C" {
-    /// `changes` parsed, its history entries kept in `cache` (by history index) and
-    /// `messages` put in.
+    /// `changes` parsed, its history entries frozen and kept in `cache` (by history index),
+    /// and `messages` put in.
     fn clew_persisted(changes: &str, cache: &Array, messages: &Array) -> JsValue;
 }
 
@@ -64,10 +64,15 @@ impl Driver {
         let Some(persist) = self.callback(|c| c.persist.clone()) else { return };
         let messages = Array::new();
         if let Ok(machine) = self.machine.try_borrow() {
-            let kept = self.messages_js.borrow();
+            // NOTE: only these entries can be handed again unchanged (a message that changes is
+            // said again), so the objects kept are these and those said from now on.
+            let kept = self.messages_js.replace(Object::new());
             for (i, message) in machine.messages().iter().enumerate().skip(messages_from) {
-                let said = Reflect::get(&kept, &JsValue::from_f64(message.ts as f64)).unwrap_or_default();
-                messages.push(&if machine.message_said(i) && said.is_object() { said } else { message_to_js(message) });
+                let ts = JsValue::from_f64(message.ts as f64);
+                let said = Reflect::get(&kept, &ts).unwrap_or_default();
+                let object = if machine.message_said(i) && said.is_object() { said } else { message_to_js(message) };
+                let _ = Reflect::set(&self.messages_js.borrow(), &ts, &object);
+                messages.push(&object);
             }
         }
         let snapshot = clew_persisted(changes, &self.history_js, &messages);
