@@ -1,13 +1,16 @@
 // Durable tasks (issue 18): a 50-round task whose history grows ~5 KB a round (a streamed
 // reply of ~1 KB, a tool result of ~3.6 KB).
-//   node benches/wasm/snapshot.mjs PKG_DIR
+//   node benches/wasm/snapshot.mjs PKG_DIR [OLD_PKG_DIR]
 // - task.snapshot() of the finished task against JSON.stringify(task.history): time and size;
 // - options.persist over the whole task: the bytes it was handed (JSON text of each
 //   `changes`) against the final snapshot's size, and the task's time with persist against
-//   without (the same task, run alternately; median of pair ratios).
+//   without (the same task, run alternately; median of pair ratios);
+// - with OLD_PKG_DIR, that overhead for both packages side by side in this one process (the
+//   two packages' pairs interleaved), which a shared machine's drift cannot tilt.
 // Prints markdown rows.
-const [pkgDir] = process.argv.slice(2);
+const [pkgDir, oldDir] = process.argv.slice(2);
 const { Task } = await import(`${pkgDir}/node.js`);
+const OldTask = oldDir ? (await import(`${oldDir}/node.js`)).Task : null;
 const enc = new TextEncoder();
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 
@@ -33,9 +36,9 @@ const replies = Array.from({ length: 50 }, (_, n) => reply(n === 49
   ? "<attempt_completion><result>done</result></attempt_completion>"
   : `${explanation}\n<read_file><path>f${n}</path></read_file>`));
 const result = ("x".repeat(60) + "\n").repeat(60);
-async function run(persist) {
+async function run(persist, TaskClass = Task) {
   let n = 0;
-  const task = new Task({
+  const task = new TaskClass({
     model: { format: "anthropic", request: () => streamOf(replies[n++]) },
     tools: [{ name: "read_file", readOnly: true, parameters: [{ name: "path", required: true }], execute: () => result }],
     autoApprove: { readOnly: true }, say: () => {}, ask: () => ({ response: "yesButtonClicked" }),
@@ -69,7 +72,12 @@ for (let i = 0; i < 5; i++) { (await run(store)).task.free(); (await run(null)).
 // than the difference measured.
 const timeRatios = [];
 let withMs = [], withoutMs = [];
-const timed = async (persist) => { const { task, ms } = await run(persist); task.free(); keep.length = 0; return ms; };
+const timed = async (persist, TaskClass = Task) => {
+  const { task, ms } = await run(persist, TaskClass);
+  task.free();
+  keep.length = 0;
+  return ms;
+};
 for (let i = 0; i < 201; i++) {
   let a, b;
   if (i % 2) { a = await timed(store); b = await timed(null); } else { b = await timed(null); a = await timed(store); }
@@ -83,3 +91,17 @@ console.log(`| \`task.snapshot()\` of the finished task: time | ${median(snaps).
 console.log(`| its size (JSON text) | ${kb(snapshotText.length)} | the history's JSON: ${kb(historyText.length)} | ${(snapshotText.length / historyText.length).toFixed(2)}x | – |`);
 console.log(`| bytes handed to \`persist\` over the task (${calls} calls) | ${kb(bytes)} | the final snapshot: ${kb(snapshotText.length)} | ${(bytes / snapshotText.length).toFixed(2)}x | at most 3x |`);
 console.log(`| the task's time with \`persist\` | ${median(withMs).toFixed(1)} ms | without: ${median(withoutMs).toFixed(1)} ms | ${median(timeRatios).toFixed(2)}x (median of pairs) | under 1.10x |`);
+
+if (OldTask) {
+  // Both packages' overhead, their pairs interleaved (which package goes first alternates too).
+  const pairs = { new: [], old: [] };
+  for (let i = 0; i < 3; i++) for (const T of [Task, OldTask]) { await timed(store, T); await timed(null, T); }
+  for (let i = 0; i < 201; i++) {
+    for (const [name, T] of i % 2 ? [["new", Task], ["old", OldTask]] : [["old", OldTask], ["new", Task]]) {
+      let a, b;
+      if ((i >> 1) % 2) { a = await timed(store, T); b = await timed(null, T); } else { b = await timed(null, T); a = await timed(store, T); }
+      pairs[name].push(a / b);
+    }
+  }
+  console.log(`| the same, side by side with the earlier build in one process (201 interleaved pairs each) | ${median(pairs.new).toFixed(3)}x | the earlier build: ${median(pairs.old).toFixed(3)}x | – | under 1.10x |`);
+}

@@ -18,7 +18,9 @@ use wasm_bindgen::prelude::*;
 use web_sys::AbortController;
 
 use super::js_call::{abort_controller, call, call_with, error_message, now, settle, spawn, swallow};
-use super::task_convert::{answer_from_js, hook_from_js, outcome_to_js, params_to_js, tool_output_from_js};
+use super::task_convert::{
+    answer_from_js, hook_from_js, message_to_js, outcome_to_js, params_to_js, tool_output_from_js,
+};
 use super::task_options::Callbacks;
 use crate::core::agent::{AskAnswer, AskResponse, CheckpointKind, Effect, HookKind, Task as Machine, ToolOutput};
 use crate::core::request::ModelSettings;
@@ -36,10 +38,6 @@ pub(super) struct Driver {
     pumping: Cell<bool>,
     /// Each history message as a JS object, once it crossed (model_stream.rs, persist.rs).
     history_js: js_sys::Array,
-    /// With `persist`, the objects of the last persist's transcript entries and of the
-    /// messages said since, keyed by ts: `persist` gets the same one while it is current
-    /// (persist.rs).
-    messages_js: RefCell<Object>,
     /// Snapshots handed to `options.persist` (persist.rs).
     persist: persist::PersistState,
 }
@@ -57,7 +55,6 @@ impl Driver {
             resolve: RefCell::new(None),
             pumping: Cell::new(false),
             history_js: js_sys::Array::new(),
-            messages_js: RefCell::new(Object::new()),
             persist: persist::PersistState::default(),
         })
     }
@@ -140,7 +137,7 @@ impl Driver {
             }
             Effect::Say(message) => {
                 if let Some(say) = self.callback(|c| c.say.clone()) {
-                    let _ = call(&say, &self.said(&message)).map(|v| swallow(&v));
+                    let _ = call(&say, &message_to_js(&message)).map(|v| swallow(&v));
                 }
             }
             Effect::Ask(message) => self.ask(message),
@@ -194,7 +191,6 @@ impl Driver {
                 // NOTE: a finished task keeps no user callback alive, nor the requests' messages.
                 self.callbacks.borrow_mut().take();
                 let _ = Reflect::set(&self.history_js, &"length".into(), &JsValue::from(0));
-                self.messages_js.replace(Object::new());
                 let resolve = self.resolve.borrow_mut().take();
                 if let Some(resolve) = resolve {
                     let _ = call(&resolve, &outcome_to_js(&outcome));
@@ -215,7 +211,7 @@ impl Driver {
             }
             return;
         };
-        let result = call(&ask, &self.said(&message));
+        let result = call(&ask, &message_to_js(&message));
         if message.is_partial() {
             if let Ok(value) = &result {
                 swallow(value);

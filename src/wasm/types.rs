@@ -254,9 +254,8 @@ export interface TaskOptions {
    * takes. `info.wakeAt` (ms since the epoch) is when the task next needs its timer (a retry
    * delay's end, a timeout): a host that may be stopped meanwhile sets its own alarm. It is
    * also called when a reply enters the history while the task already waits (reason
-   * `"round"`). A throw or rejection ends the task `failed` (`CLEW_PERSIST_FAILED`). Each
-   * entry crosses once: the history entries in `changes` are frozen (the task's requests are
-   * made of the same objects), and its transcript entries are the objects `say` and `ask` got.
+   * `"round"`). A throw or rejection ends the task `failed` (`CLEW_PERSIST_FAILED`). The
+   * history entries in `changes` are frozen: the task's requests are made of the same objects.
    */
   persist?: (changes: TaskSnapshotChanges, info: { reason: PersistReason; wakeAt?: number }) => void | Promise<void>;
   /**

@@ -445,42 +445,6 @@ fn with_messages_apart_persist_leaves_out_only_the_transcript_entries_and_says_w
 }
 
 #[test]
-fn with_messages_apart_a_message_counts_as_said_while_its_current_version_is_the_last_one_out() {
-    use clew::agent::Effect;
-    let said_now =
-        |h: &Harness| -> Vec<bool> { (0..h.task.messages().len()).map(|i| h.task.message_said(i)).collect() };
-    let expected = |h: &Harness| -> Vec<bool> {
-        let last_out = |ts: u64| {
-            h.effects.iter().rev().find_map(|e| match e {
-                Effect::Say(m) | Effect::Ask(m) if m.ts == ts => Some(m.clone()),
-                _ => None,
-            })
-        };
-        h.task
-            .messages()
-            .iter()
-            .map(|m| last_out(m.ts).is_some_and(|out| out.text == m.text && out.partial == m.partial))
-            .collect()
-    };
-    let config = TaskConfig { persist: true, persist_messages_apart: true, ..scripted_config() };
-    let mut h = Harness::new(config, script());
-    h.ask = Box::new(answers);
-    h.task.start(h.now, "t", Vec::new());
-    let mut checks = 0;
-    while h.outcome().is_none() && checks < 400 {
-        h.step_once();
-        assert_eq!(said_now(&h), expected(&h), "after step {checks}");
-        checks += 1;
-    }
-    assert!(matches!(h.outcome(), Some(Outcome::Completed { .. })));
-    assert!(said_now(&h).iter().filter(|&&s| s).count() > 5);
-    let mut without = Harness::new(TaskConfig { persist: true, ..scripted_config() }, script());
-    without.ask = Box::new(answers);
-    without.start("t");
-    assert!(said_now(&without).iter().all(|&s| !s), "nothing is noted without persist_messages_apart");
-}
-
-#[test]
 fn a_restored_tasks_changes_start_from_the_snapshot_it_was_restored_from() {
     let mut h =
         Harness::new(config(), vec![text(&["<write><path>b</path><content>x</content></write>"]), completion("ok")]);

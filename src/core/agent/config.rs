@@ -213,10 +213,8 @@ pub struct TaskConfig {
     /// itself (from [`Task::messages`](super::Task::messages), at
     /// [`Effect::Persist`](super::Effect::Persist)'s `messages_from` on): the changes'
     /// `messages` is then empty ([`Task::snapshot_changes`](super::Task::snapshot_changes)'s
-    /// too), and the machine notes which messages went out in their current version
-    /// ([`Task::message_said`](super::Task::message_said)). The wasm driver hands `persist`
-    /// the objects it made for `say` and `ask` while they are current, and makes the others
-    /// as it makes those: each crosses into JavaScript once.
+    /// too). The wasm driver makes those objects as it makes the ones it hands to `say`, which
+    /// costs less than JSON text parsed again.
     pub persist_messages_apart: bool,
     /// Which hooks exist.
     pub hooks: HookSet,

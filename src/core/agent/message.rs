@@ -197,11 +197,6 @@ pub struct Transcript {
     /// The first message changed since [`take_changes`](Self::take_changes) (none: `len`).
     #[serde(skip)]
     changed_from: usize,
-    /// For each message, whether its current version went out in a `Say` or `Ask` effect
-    /// (noted with [`TaskConfig::persist_messages_apart`](super::TaskConfig::persist_messages_apart),
-    /// whose host hands that object to `persist` again); missing ones did not.
-    #[serde(skip)]
-    said: Vec<bool>,
 }
 
 impl Transcript {
@@ -227,7 +222,6 @@ impl Transcript {
     ) -> u64 {
         let ts = self.next_ts(now);
         self.changed_from = self.changed_from.min(self.messages.len());
-        self.set_said(self.messages.len(), false);
         self.messages.push(Message { ts, kind, text, images, partial, other_kind: None });
         ts
     }
@@ -242,10 +236,10 @@ impl Transcript {
     pub(crate) fn get_mut(&mut self, ts: u64) -> Option<&mut Message> {
         let index = self.messages.binary_search_by_key(&ts, |m| m.ts).ok()?;
         self.changed_from = self.changed_from.min(index);
-        self.set_said(index, false);
         self.messages.get_mut(index)
     }
 
+    /// Marks every partial message final, without telling anyone (abort).
     /// Marks every partial message final; returns their ts.
     pub(crate) fn finish_all_partial(&mut self) -> Vec<u64> {
         let mut finished = Vec::new();
@@ -254,37 +248,9 @@ impl Transcript {
                 self.changed_from = self.changed_from.min(index);
                 message.partial = Some(false);
                 finished.push(message.ts);
-                if let Some(said) = self.said.get_mut(index) {
-                    *said = false;
-                }
             }
         }
         finished
-    }
-
-    /// Notes that `message` went out in an effect: a version of one of the transcript's
-    /// messages, the current one or an older one (an effect queued before an update).
-    pub(crate) fn note_said(&mut self, message: &Message) {
-        if let Ok(index) = self.messages.binary_search_by_key(&message.ts, |m| m.ts) {
-            // NOTE: an update changes a message's text and partial flag, nothing else.
-            let current =
-                self.messages.get(index).is_some_and(|m| m.text == message.text && m.partial == message.partial);
-            self.set_said(index, current);
-        }
-    }
-
-    /// Whether the current version of the message at `index` went out in an effect.
-    pub(crate) fn was_said(&self, index: usize) -> bool {
-        self.said.get(index).copied().unwrap_or(false)
-    }
-
-    fn set_said(&mut self, index: usize, said: bool) {
-        if self.said.len() <= index {
-            self.said.resize(index + 1, false);
-        }
-        if let Some(slot) = self.said.get_mut(index) {
-            *slot = said;
-        }
     }
 
     /// The newest message.
@@ -301,7 +267,7 @@ impl Transcript {
     /// message's `ts`). Every message counts as changed.
     pub(crate) fn from_parts(messages: Vec<Message>, last_ts: u64) -> Self {
         let last_ts = messages.iter().map(|m| m.ts).fold(last_ts, u64::max);
-        Self { messages, last_ts, changed_from: 0, said: Vec::new() }
+        Self { messages, last_ts, changed_from: 0 }
     }
 
     /// Where the messages changed since the last call begin (every message changed from

@@ -140,11 +140,10 @@ impl Task {
 
     /// The next effect to perform, oldest first. With [`TaskConfig::persist`], an
     /// [`Effect::Persist`] comes first whenever the next effect starts a wait and something
-    /// happened since the last one, and once the messages queued before it are out when the
-    /// history grew.
+    /// happened since the last one.
     pub fn poll_effect(&mut self) -> Option<Effect> {
         if self.ctx.config.persist && self.ctx.persist_due {
-            if let Some(reason) = self.persist_reason(self.ctx.effects.front()) {
+            if let Some(reason) = self.ctx.effects.front().and_then(|e| self.persist_reason(e)) {
                 self.ctx.persist_due = false;
                 self.ctx.persist_history = self.ctx.history.len();
                 let wake = self.ctx.wake;
@@ -152,40 +151,24 @@ impl Task {
                 return Some(Effect::Persist { reason, changes, wake, messages_from });
             }
         }
-        let effect = self.ctx.effects.pop_front();
-        if self.ctx.config.persist_messages_apart {
-            if let Some(Effect::Say(message) | Effect::Ask(message)) = &effect {
-                self.ctx.transcript.note_said(message);
-            }
-        }
-        effect
+        self.ctx.effects.pop_front()
     }
 
-    /// Why the task must be stored before `next` goes out (with no effect left: now), if it
-    /// must: `next` starts a wait, or a message entered the history (a round began, or its
-    /// reply ended while the task already waited for an answer or a tool). For the history,
-    /// the messages queued first go out first: the persist then has them as they were said.
-    fn persist_reason(&self, next: Option<&Effect>) -> Option<&'static str> {
-        Some(match next {
-            Some(Effect::Ask(message)) if !message.is_partial() => "ask",
-            Some(Effect::RunTool { .. }) => "tool",
-            Some(Effect::RunHook { kind, .. }) if *kind != HookKind::TaskCancel => "hook",
-            Some(Effect::SaveCheckpoint { .. }) => "checkpoint",
-            Some(Effect::WakeAt(Some(_))) if self.state() == "retryDelay" => "retryDelay",
-            Some(Effect::Finished(_)) => "finished",
-            Some(Effect::Say(_) | Effect::Ask(_)) => return None,
+    /// Why the task must be stored before `effect` goes out, if it must: the effect starts a
+    /// wait, or a message entered the history (a round began, or its reply ended while the
+    /// task already waited for an answer or a tool).
+    fn persist_reason(&self, effect: &Effect) -> Option<&'static str> {
+        Some(match effect {
+            Effect::Ask(message) if !message.is_partial() => "ask",
+            Effect::RunTool { .. } => "tool",
+            Effect::RunHook { kind, .. } if *kind != HookKind::TaskCancel => "hook",
+            Effect::SaveCheckpoint { .. } => "checkpoint",
+            Effect::WakeAt(Some(_)) if self.state() == "retryDelay" => "retryDelay",
+            Effect::Finished(_) => "finished",
             _ if self.ctx.history.len() == self.ctx.persist_history => return None,
             _ if matches!(self.phase, Phase::Finished(_)) => "finished",
             _ => "round",
         })
-    }
-
-    /// Whether the current version of the transcript message at `index` went out in a
-    /// [`Effect::Say`] or [`Effect::Ask`] (noted with
-    /// [`TaskConfig::persist_messages_apart`], whose host may hand the object it made for
-    /// that effect to `persist` again; always `false` without it).
-    pub fn message_said(&self, index: usize) -> bool {
-        self.ctx.transcript.was_said(index)
     }
 
     /// When the task next needs [`handle_timeout`](Self::handle_timeout) (at the latest), if

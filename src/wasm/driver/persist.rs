@@ -14,12 +14,12 @@ use wasm_bindgen::prelude::*;
 use super::super::js_call::{call_with, error_message, now, settle, spawn, swallow};
 use super::super::task_convert::message_to_js;
 use super::Driver;
-use crate::core::agent::{codes, Message};
+use crate::core::agent::codes;
 
 #[wasm_bindgen(module = "/js/boundary.js")]
 extern "C" {
-    /// `changes` parsed, its history entries frozen and kept in `cache` (by history index),
-    /// and `messages` put in.
+    /// `changes` parsed, its history entries kept in `cache` (by history index) and
+    /// `messages` put in.
     fn clew_persisted(changes: &str, cache: &Array, messages: &Array) -> JsValue;
 }
 
@@ -57,22 +57,15 @@ impl Driver {
     /// Hands `changes` to `options.persist` and holds every effect until it settles.
     ///
     /// The machine left the transcript entries out (`TaskConfig::persist_messages_apart`):
-    /// each is the object last handed to `say` or `ask` for it when that is its current
-    /// version (most are), else one made here as theirs are. The history entries are kept for
-    /// the requests to come (model_stream.rs). So each entry crosses into JavaScript once.
+    /// they are made here as those handed to `say` are, which costs less than JSON text
+    /// parsed again. The history entries are kept for the requests to come
+    /// (model_stream.rs), so that each crosses into JavaScript once.
     pub(super) fn persist(self: &Rc<Self>, reason: &str, changes: &str, wake: Option<u64>, messages_from: usize) {
         let Some(persist) = self.callback(|c| c.persist.clone()) else { return };
         let messages = Array::new();
         if let Ok(machine) = self.machine.try_borrow() {
-            // NOTE: only these entries can be handed again unchanged (a message that changes is
-            // said again), so the objects kept are these and those said from now on.
-            let kept = self.messages_js.replace(Object::new());
-            for (i, message) in machine.messages().iter().enumerate().skip(messages_from) {
-                let ts = JsValue::from_f64(message.ts as f64);
-                let said = Reflect::get(&kept, &ts).unwrap_or_default();
-                let object = if machine.message_said(i) && said.is_object() { said } else { message_to_js(message) };
-                let _ = Reflect::set(&self.messages_js.borrow(), &ts, &object);
-                messages.push(&object);
+            for message in machine.messages().get(messages_from..).unwrap_or_default() {
+                messages.push(&message_to_js(message));
             }
         }
         let snapshot = clew_persisted(changes, &self.history_js, &messages);
@@ -110,20 +103,6 @@ impl Driver {
             }
             me.drive();
         }));
-    }
-
-    /// `message` as the object handed to `say` or `ask`; with `persist`, kept for the next
-    /// persist, which hands it again while it is current.
-    pub(super) fn said(&self, message: &Message) -> JsValue {
-        let object = message_to_js(message);
-        if self.persist_configured() {
-            let _ = Reflect::set(&self.messages_js.borrow(), &JsValue::from_f64(message.ts as f64), &object);
-        }
-        object
-    }
-
-    fn persist_configured(&self) -> bool {
-        self.callbacks.borrow().as_ref().is_some_and(|c| c.persist.is_some())
     }
 
     /// Ends the task `failed`: the application could not store it.
