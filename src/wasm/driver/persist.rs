@@ -18,8 +18,8 @@ use crate::core::agent::codes;
 
 #[wasm_bindgen(module = "/js/boundary.js")]
 extern "C" {
-    /// `changes` parsed, its history entries kept in `cache` (by history index) and
-    /// `messages` put in.
+    /// `changes` parsed, its history entries frozen and kept in `cache` (by history index),
+    /// and `messages` put in.
     fn clew_persisted(changes: &str, cache: &Array, messages: &Array) -> JsValue;
 }
 
