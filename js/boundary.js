@@ -27,30 +27,64 @@ export async function clew_pump(stream, push, signal) {
     try { reader.releaseLock(); } catch {}
   }
 }
+// A transcript entry as `say`, `ask` and `persist` get it: `{ ts, type, say | ask, text,
+// images?, partial? }`. Made here in one call, as a literal of one shape: built member by
+// member from wasm, each key would cross the boundary as a string of its own.
+export function clew_message(ts, ask, kind, text, images, partial) {
+  const message = ask ? { ts, type: 'ask', ask: kind, text } : { ts, type: 'say', say: kind, text };
+  if (images !== undefined) message.images = images;
+  if (partial !== undefined) message.partial = partial;
+  return message;
+}
 export function clew_request(request, messages) {
   request.messages = typeof structuredClone === 'function' ? structuredClone(messages) : JSON.parse(JSON.stringify(messages));
   return request;
 }
-// The changes handed to `options.persist`: the machine's JSON parsed, its history entries
-// frozen and kept in `cache` (the objects the requests are made of, by history index) and
-// the transcript entries the driver made put in, so that each entry crosses into
-// JavaScript once. Frozen, because the application holds them too.
-export function clew_persisted(text, cache, messages) {
+// Calls `options.persist(changes, { reason, wakeAt? })` as `clew_try` calls (the outcome
+// through `clew_tried`). The changes are the machine's JSON parsed, with the transcript
+// entries the driver made put in. Their history entries are frozen, because the requests
+// are made of them too (`cache`, by history index), so that each entry crosses into
+// JavaScript once.
+export function clew_persist(persist, text, cache, messages, reason, wakeAt) {
   const changes = JSON.parse(text);
-  const freeze = (value) => {
-    if (value !== null && typeof value === 'object') {
-      Object.freeze(value);
-      for (const key in value) freeze(value[key]);
-    }
-    return value;
-  };
   cache.length = changes.historyFrom;
-  for (const entry of changes.history) cache.push(freeze(entry));
+  for (const entry of changes.history) cache.push(frozenShared(entry));
   changes.messages = messages;
-  return changes;
+  return clew_try(persist, undefined, changes, wakeAt === undefined ? { reason } : { reason, wakeAt });
 }
+// Freezes `value` deeply, and gives the same value for the requests to clone, except that
+// its arrays are unfrozen copies, and so are the objects on the way to them: a frozen array
+// takes `structuredClone`'s slow path, which every later request would pay again.
+function frozenShared(value) {
+  if (typeof value !== 'object' || value === null) return value;
+  Object.freeze(value);
+  if (Array.isArray(value)) {
+    const copy = [];
+    for (let i = 0; i < value.length; i++) copy.push(frozenShared(value[i]));
+    return copy;
+  }
+  let copy = value;
+  const keys = Object.keys(value);
+  for (let i = 0; i < keys.length; i++) {
+    const member = value[keys[i]];
+    const shared = frozenShared(member);
+    if (shared !== member) {
+      if (copy === value) copy = { ...value };
+      copy[keys[i]] = shared;
+    }
+  }
+  return copy;
+}
+// `f.call(self, a, b)`: whether it returned, and `clew_tried()` gives what it returned or
+// threw (two calls without a string crossing, cheaper than reading an `{ ok, value }`).
+let tried;
 export function clew_try(f, self, a, b) {
-  try { return { ok: true, value: f.call(self, a, b) }; } catch (error) { return { ok: false, value: error }; }
+  try { tried = f.call(self, a, b); return true; } catch (error) { tried = error; return false; }
+}
+export function clew_tried() {
+  const value = tried;
+  tried = undefined;
+  return value;
 }
 
 export function clew_stringify(value) {

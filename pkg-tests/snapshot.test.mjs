@@ -152,8 +152,9 @@ test("with model.request, the history entries persist gets are frozen, and the r
   assert.equal((await task.start("go")).status, "completed");
   assert.equal(requests.length, 3);
   assert.deepEqual(persisted, task.history, "each history entry reached persist once");
+  const deeplyFrozen = (value) => typeof value !== "object" || value === null || (Object.isFrozen(value) && Object.values(value).every(deeplyFrozen));
   for (const entry of persisted) {
-    assert.ok(Object.isFrozen(entry) && Object.isFrozen(entry.content), "the entries are frozen");
+    assert.ok(deeplyFrozen(entry), "the entries are frozen, all the way down");
     assert.throws(() => { "use strict"; entry.content.push({ type: "text", text: "x" }); }, TypeError);
   }
   for (const [i, request] of requests.entries()) {
@@ -165,6 +166,39 @@ test("with model.request, the history entries persist gets are frozen, and the r
     assert.equal(request.messages[0].role, "user", "each request is a copy");
   }
   assert.deepEqual(stored, task.snapshot(), "the stored changes are the snapshot");
+});
+
+test("a history entry with arrays inside its blocks reaches persist frozen all the way down, and the requests still get their own copies", async () => {
+  const input = { path: "a", lines: [[1, 2], [5, 9]] };
+  const replies = [
+    anthropicReply("Reading.", { id: "toolu_1", name: "read_file", input }),
+    anthropicReply("", { id: "toolu_2", name: "attempt_completion", input: { result: "ok" } }),
+  ];
+  const requests = [];
+  const persisted = [];
+  const task = new Task({
+    model: {
+      format: "anthropic",
+      request: (request) => {
+        requests.push(structuredClone(request));
+        // Changing an array deep inside the request changes neither the task nor the next one.
+        const call = request.messages[1]?.content.find((b) => b.type === "tool_use");
+        if (call) call.input.lines[0].push(3);
+        return new Response(replies[requests.length - 1]);
+      },
+    },
+    tools: [tool("read_file", { readOnly: true })],
+    toolCalling: "native",
+    autoApprove: { readOnly: true },
+    ask: (m) => (m.partial ? undefined : { response: "yesButtonClicked" }),
+    persist: (changes) => { persisted.push(...changes.history); },
+  });
+  assert.equal((await task.start("go")).status, "completed");
+  const deeplyFrozen = (value) => typeof value !== "object" || value === null || (Object.isFrozen(value) && Object.values(value).every(deeplyFrozen));
+  assert.ok(persisted.every(deeplyFrozen));
+  assert.deepEqual(persisted[1].content.find((b) => b.type === "tool_use").input, input, "the stored entry is as the model sent it");
+  assert.equal(requests.length, 2);
+  assert.deepEqual(requests[1].messages.slice(0, 2), task.history.slice(0, 2), "the request holds the history as it is");
 });
 
 test("a persist that rejects ends the task failed, before the wait starts", async () => {

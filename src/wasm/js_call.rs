@@ -24,8 +24,11 @@ extern "C" {
         signal: &web_sys::AbortSignal,
     ) -> Result<JsValue, JsValue>;
 
-    /// Calls `f` with `self` and two arguments; a throw comes back as `{ ok: false, value }`.
-    fn clew_try(f: &Function, this: &JsValue, a: &JsValue, b: &JsValue) -> JsValue;
+    /// Calls `f` with `self` and two arguments: whether it returned rather than threw.
+    fn clew_try(f: &Function, this: &JsValue, a: &JsValue, b: &JsValue) -> bool;
+
+    /// What the last [`clew_try`] returned or threw.
+    pub(super) fn clew_tried() -> JsValue;
 }
 
 /// Runs `future` on the JS microtask queue. Boxed, so that one copy of the task machinery
@@ -45,9 +48,9 @@ pub(super) fn now() -> u64 {
 /// exception that crosses into wasm costs a slot of the externref table (measured: about one
 /// slot leaked per throwing tool call).
 pub(super) fn call_with(function: &Function, this: &JsValue, a: &JsValue, b: &JsValue) -> Result<JsValue, JsValue> {
-    let result = clew_try(function, this, a, b);
-    let value = get(&result, "value");
-    if get(&result, "ok").is_truthy() {
+    let returned = clew_try(function, this, a, b);
+    let value = clew_tried();
+    if returned {
         Ok(value)
     } else {
         Err(value)

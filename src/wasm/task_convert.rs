@@ -1,11 +1,18 @@
 //! The Task's values across the boundary: messages, outcomes, answers, tool results, images.
 
 use js_sys::{Array, Object, Reflect};
+use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsValue;
 
 use crate::core::agent::{AskAnswer, AskResponse, HookResult, Message, MessageKind, Outcome, TaskUsage, ToolOutput};
 use crate::core::conversation::ImageSource;
 use crate::core::json::Json;
+
+#[wasm_bindgen(module = "/js/boundary.js")]
+extern "C" {
+    /// A transcript entry's object, made in one call (`message_to_js`).
+    fn clew_message(ts: f64, ask: bool, kind: &str, text: &str, images: &JsValue, partial: &JsValue) -> JsValue;
+}
 
 fn set(target: &Object, key: &str, value: &JsValue) {
     // NOTE: setting a property on a fresh plain object cannot fail.
@@ -49,23 +56,14 @@ pub(super) fn images_from_js(value: &JsValue) -> Vec<ImageSource> {
 
 /// `{ ts, type, say | ask, text, images?, partial? }`.
 pub(super) fn message_to_js(message: &Message) -> JsValue {
-    let out = Object::new();
-    set(&out, "ts", &JsValue::from_f64(message.ts as f64));
-    let key = match message.kind {
-        MessageKind::Say(_) => "say",
-        MessageKind::Ask(_) => "ask",
+    let images = if message.images.is_empty() {
+        JsValue::UNDEFINED
+    } else {
+        message.images.iter().map(image_to_js).collect::<Array>().into()
     };
-    set(&out, "type", &key.into());
-    set(&out, key, &message.kind_name().into());
-    set(&out, "text", &JsValue::from_str(&message.text));
-    if !message.images.is_empty() {
-        let images: Array = message.images.iter().map(image_to_js).collect();
-        set(&out, "images", &images);
-    }
-    if let Some(partial) = message.partial {
-        set(&out, "partial", &JsValue::from_bool(partial));
-    }
-    out.into()
+    let partial = message.partial.map_or(JsValue::UNDEFINED, JsValue::from_bool);
+    let ask = matches!(message.kind, MessageKind::Ask(_));
+    clew_message(message.ts as f64, ask, message.kind_name(), &message.text, &images, &partial)
 }
 
 /// `{ status, result?, error?: ClewTaskError }`.

@@ -255,7 +255,7 @@ export interface TaskOptions {
    * delay's end, a timeout): a host that may be stopped meanwhile sets its own alarm. It is
    * also called when a reply enters the history while the task already waits (reason
    * `"round"`). A throw or rejection ends the task `failed` (`CLEW_PERSIST_FAILED`). The
-   * history entries in `changes` are frozen: the task's requests are made of the same objects.
+   * history entries in `changes` are frozen: the task's requests are made from the same objects.
    */
   persist?: (changes: TaskSnapshotChanges, info: { reason: PersistReason; wakeAt?: number }) => void | Promise<void>;
   /**

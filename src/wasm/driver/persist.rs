@@ -8,19 +8,27 @@
 use std::cell::Cell;
 use std::rc::Rc;
 
-use js_sys::{Array, Object, Reflect};
+use js_sys::{Array, Function};
 use wasm_bindgen::prelude::*;
 
-use super::super::js_call::{call_with, error_message, now, settle, spawn, swallow};
+use super::super::js_call::{clew_tried, error_message, now, settle, spawn, swallow};
 use super::super::task_convert::message_to_js;
 use super::Driver;
 use crate::core::agent::codes;
 
 #[wasm_bindgen(module = "/js/boundary.js")]
 extern "C" {
-    /// `changes` parsed, its history entries frozen and kept in `cache` (by history index),
-    /// and `messages` put in.
-    fn clew_persisted(changes: &str, cache: &Array, messages: &Array) -> JsValue;
+    /// Calls `persist(changes, { reason, wakeAt? })` as `clew_try` does (what it returned
+    /// or threw comes through `clew_tried`): `changes` parsed, its history entries frozen
+    /// and kept in `cache` (by history index), and `messages` put in.
+    fn clew_persist(
+        persist: &Function,
+        changes: &str,
+        cache: &Array,
+        messages: &Array,
+        reason: &str,
+        wake_at: Option<f64>,
+    ) -> bool;
 }
 
 /// Where persisting stands.
@@ -68,14 +76,10 @@ impl Driver {
                 messages.push(&message_to_js(message));
             }
         }
-        let snapshot = clew_persisted(changes, &self.history_js, &messages);
-        let info = Object::new();
-        let _ = Reflect::set(&info, &"reason".into(), &reason.into());
-        if let Some(at) = wake {
-            let _ = Reflect::set(&info, &"wakeAt".into(), &JsValue::from_f64(at as f64));
-        }
         let epoch = self.persist.epoch.get();
-        let result = call_with(&persist, &JsValue::UNDEFINED, &snapshot, &info);
+        let returned = clew_persist(&persist, changes, &self.history_js, &messages, reason, wake.map(|at| at as f64));
+        let value = clew_tried();
+        let result = if returned { Ok(value) } else { Err(value) };
         if self.persist.aborting.get() || self.persist.epoch.get() != epoch {
             // NOTE: inside abort nothing is awaited; an abort from inside persist ended the wait.
             if let Ok(value) = &result {
