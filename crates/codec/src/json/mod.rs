@@ -29,4 +29,4 @@ mod tests;
 pub use number::Number;
 pub use read::{JsonError, Reader, MAX_DEPTH};
 pub use value::Json;
-pub use write::write_string;
+pub use write::{write_key, write_string, write_u64};

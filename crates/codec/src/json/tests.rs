@@ -153,6 +153,15 @@ proptest! {
     }
 
     #[test]
+    fn any_whole_number_is_written_as_its_decimal_digits(value in any::<u64>(), comma in any::<bool>()) {
+        let mut ours = String::from("{");
+        write_key(&mut ours, comma, "n");
+        write_u64(&mut ours, value);
+        let comma = if comma { "," } else { "" };
+        prop_assert_eq!(ours, format!("{{{comma}\"n\":{value}"));
+    }
+
+    #[test]
     fn pretty_text_reads_the_same(value in arb_json()) {
         let pretty = serde_json::to_string_pretty(&value).unwrap();
         prop_assert_eq!(Json::parse(&pretty).unwrap().to_string(), serde_json::to_string(&value).unwrap());
@@ -199,5 +208,14 @@ proptest! {
         let mut out = String::new();
         reader.compact_value(&mut out).unwrap();
         prop_assert_eq!(out, Json::parse(&pretty).unwrap().to_string());
+    }
+}
+
+#[test]
+fn whole_numbers_at_the_edges_are_written_as_their_digits() {
+    for value in [0, 9, 10, 99, 100, 1_796_182_937_574, u64::MAX] {
+        let mut out = String::new();
+        write_u64(&mut out, value);
+        assert_eq!(out, value.to_string());
     }
 }

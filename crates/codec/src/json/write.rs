@@ -24,6 +24,48 @@ pub fn write_string(out: &mut String, text: &str) {
     out.push('"');
 }
 
+/// `"key":`, after a `,` when `comma`: a member's key that needs no escapes (a writer's own
+/// names). With [`write_u64`], what a hand-written JSON writer needs besides
+/// [`write_string`], compiled with the codec's speed settings.
+///
+/// ```
+/// let mut out = String::from("{");
+/// clew_codec::json::write_key(&mut out, false, "a");
+/// clew_codec::json::write_u64(&mut out, 1_796_182_937_574);
+/// clew_codec::json::write_key(&mut out, true, "b");
+/// clew_codec::json::write_u64(&mut out, 0);
+/// assert_eq!(out, r#"{"a":1796182937574,"b":0"#);
+/// ```
+pub fn write_key(out: &mut String, comma: bool, key: &str) {
+    out.reserve(key.len() + 4);
+    if comma {
+        out.push(',');
+    }
+    out.push('"');
+    out.push_str(key);
+    out.push_str("\":");
+}
+
+/// The decimal digits of `value`.
+pub fn write_u64(out: &mut String, mut value: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        if let Some(slot) = digits.get_mut(at) {
+            *slot = b'0' + (value % 10) as u8;
+        }
+        value /= 10;
+        if value == 0 || at == 0 {
+            break;
+        }
+    }
+    out.reserve(digits.len() - at);
+    for &digit in digits.get(at..).unwrap_or_default() {
+        out.push(char::from(digit));
+    }
+}
+
 /// The escape of `b` (`"`, `\\` or a control character).
 fn push_escape(out: &mut String, b: u8) {
     out.push('\\');

@@ -2,6 +2,7 @@
 //! both directions ([`Visit`]). For reading, each enum is first set to the variant its tag
 //! names (with default fields), then its fields are visited.
 
+use crate::core::json::write_u64;
 use crate::core::stream::{ToolCall, ToolCallFunction};
 
 use super::super::effect::Outcome;
@@ -194,10 +195,15 @@ fn natives(v: &mut dyn Visit, round: &mut Round) {
 fn items(v: &mut dyn Visit, round: &mut Round) {
     let mut texts = Vec::new();
     for item in &round.items {
-        texts.push(match item {
-            Item::Parsed(n) => format!("p{n}"),
-            Item::Native(n) => format!("n{n}"),
-        });
+        // NOTE: without `format!`, whose machinery costs more than the rest of a persist's state.
+        let (letter, n) = match item {
+            Item::Parsed(n) => ('p', n),
+            Item::Native(n) => ('n', n),
+        };
+        let mut code = String::with_capacity(4);
+        code.push(letter);
+        write_u64(&mut code, *n as u64);
+        texts.push(code);
     }
     v.strings("items", &mut texts);
     if v.reading() {

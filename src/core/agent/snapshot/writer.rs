@@ -5,7 +5,7 @@
 use std::mem::take;
 
 use crate::core::conversation::ContentBlock;
-use crate::core::json::{write_string, Json};
+use crate::core::json::{write_key, write_string, write_u64, Json};
 
 use super::visit::Visit;
 
@@ -32,10 +32,7 @@ impl Writer {
 
     /// `"key":`. Keys are the snapshot's own names, which need no escapes.
     pub(super) fn key(&mut self, key: &str) {
-        self.next();
-        self.text.push('"');
-        self.text.push_str(key);
-        self.text.push_str("\":");
+        write_key(&mut self.text, !take(&mut self.first), key);
     }
 
     /// Opens an object or array (`{` or `[`).
@@ -56,23 +53,9 @@ impl Writer {
         self.text.push_str(text);
     }
 
-    /// The decimal digits of `value`, written without the formatting machinery (a snapshot
-    /// writes some fifty numbers at every persist).
-    fn digits(&mut self, mut value: u64) {
-        let mut buffer = [0u8; 20];
-        let mut at = buffer.len();
-        loop {
-            at -= 1;
-            if let Some(slot) = buffer.get_mut(at) {
-                *slot = b'0' + (value % 10) as u8;
-            }
-            value /= 10;
-            if value == 0 || at == 0 {
-                break;
-            }
-        }
-        let digits = buffer.get(at..).unwrap_or_default();
-        self.text.push_str(std::str::from_utf8(digits).unwrap_or_default());
+    /// The decimal digits of `value`.
+    fn digits(&mut self, value: u64) {
+        write_u64(&mut self.text, value);
     }
 
     /// A string member (without the copy [`Visit::text`] would need).
