@@ -304,7 +304,7 @@ test("Task.restore names what is wrong with a TypeError code, whatever it is giv
     assert.equal(code(JSON.stringify(snapshot)), "ok");
     assert.equal(code({ ...snapshot, version: 7 }), "CLEW_SNAPSHOT_VERSION");
     assert.equal(code(snapshot, { ...options, tools: [tool("read_file")] }), "CLEW_SNAPSHOT_TOOL_MISSING");
-    for (const bad of [undefined, null, 3, "", "{", "[]", {}, { version: 1 }, { ...snapshot, history: 5 }, { ...snapshot, state: [] }]) {
+    for (const bad of [undefined, null, 3, "", "{", "[]", {}, { version: snapshot.version }, { ...snapshot, history: 5 }, { ...snapshot, state: [] }, { ...snapshot, state: {} }]) {
       assert.equal(code(bad), "CLEW_INVALID_SNAPSHOT", JSON.stringify(bad));
     }
     assert.equal(code(snapshot, { model: 5 }), "CLEW_INVALID_OPTIONS");

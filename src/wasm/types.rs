@@ -293,13 +293,13 @@ export type PersistReason = "ask" | "tool" | "hook" | "checkpoint" | "retryDelay
 
 /** A task's whole state, JSON-safe: `task.snapshot()`, or what `Task.mergeSnapshot` assembles. */
 export interface TaskSnapshot {
-  /** The snapshot format (1). */
+  /** The snapshot format (2). */
   version: number;
   /** The names of the task's tools: `Task.restore`'s options must have each. */
   tools: string[];
   history: HistoryMessage[];
   messages: TaskMessage[];
-  /** Counters, clocks and the waiting point (opaque). */
+  /** Counters, clocks and the waiting point (opaque: an array of them, in a fixed order). */
   state: object;
 }
 

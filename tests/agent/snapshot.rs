@@ -5,7 +5,7 @@
 use crate::harness::*;
 use clew::agent::{
     AskAnswer, AskKind, AskResponse, Limits, Message, MessageKind, Outcome, SnapshotErrorKind, Task, TaskConfig,
-    TaskUsage, INTERRUPTED_BY_API_ERROR,
+    TaskUsage, INTERRUPTED_BY_API_ERROR, SNAPSHOT_VERSION,
 };
 
 fn script() -> Vec<Reply> {
@@ -256,10 +256,11 @@ fn a_bad_snapshot_is_a_typed_error_naming_what_is_wrong() {
     let kind = |text: &str, config: TaskConfig| Task::restore(text, config).map(|_| ()).unwrap_err();
     assert_eq!(kind("not json", config()).kind, SnapshotErrorKind::Invalid);
     assert_eq!(kind("[]", config()).kind, SnapshotErrorKind::Invalid);
-    let newer = json.replacen("\"version\":1", "\"version\":2", 1);
+    let version = format!("\"version\":{SNAPSHOT_VERSION}");
+    let newer = json.replacen(&version, &format!("\"version\":{}", SNAPSHOT_VERSION + 1), 1);
     let error = kind(&newer, config());
     assert_eq!(error.kind, SnapshotErrorKind::Version);
-    assert!(error.message.contains('2'), "{}", error.message);
+    assert!(error.message.contains(&(SNAPSHOT_VERSION + 1).to_string()), "{}", error.message);
     let mut fewer = config();
     fewer.tools.truncate(1);
     let error = kind(&json, fewer);
@@ -476,27 +477,50 @@ fn a_reply_that_ends_while_its_approval_waits_is_persisted_again() {
         })
         .collect();
     let last = &persists.last().expect("a persist").1;
-    let state: serde_json::Value = serde_json::from_str(last).unwrap();
-    assert_eq!(state["state"]["phase"]["round"]["stream"]["kind"], "ended", "{persists:?}");
     assert_eq!(persists.last().map(|p| p.0), Some("round"));
+    // The state persisted last is the one with the reply ended: restored, it has nothing to
+    // send again and asks the same approval.
+    let mut restored = Task::restore(last, self::config()).unwrap();
+    let mut effects = Vec::new();
+    restored.resume(h.now);
+    while let Some(effect) = restored.poll_effect() {
+        effects.push(effect);
+    }
+    assert!(!effects.iter().any(|e| matches!(e, Effect::OpenStream { .. })), "{effects:?}");
+    assert!(effects.iter().any(|e| matches!(e, Effect::Ask(m) if !m.is_partial())), "{effects:?}");
 }
 
 #[test]
-fn a_snapshot_leaves_out_null_and_false_members_and_restores_them_as_such() {
-    fn at_rest(value: &serde_json::Value) -> bool {
-        match value {
-            serde_json::Value::Null | serde_json::Value::Bool(false) => true,
-            serde_json::Value::Array(items) => items.iter().any(at_rest),
-            serde_json::Value::Object(members) => members.values().any(at_rest),
-            _ => false,
-        }
-    }
+fn a_snapshot_keeps_its_state_as_a_tuple_that_restores_to_the_same_snapshot() {
     let mut h = Harness::new(config(), vec![text(&["<write><path>b</path><content>x</content></write>"])]);
     h.ask = Box::new(|_| None);
     h.start("t");
     let json = h.task.snapshot();
     let whole: serde_json::Value = serde_json::from_str(&json).unwrap();
-    assert!(!at_rest(&whole["state"]), "a null or false member was written: {}", whole["state"]);
+    // The head stays an object with keys; the state, written at every persist, is one array.
+    assert!(whole["state"].is_array(), "{}", whole["state"]);
+    assert_eq!(whole["version"], SNAPSHOT_VERSION);
     let mut task = Task::restore(&json, config()).unwrap();
     assert_eq!(task.snapshot(), json);
+}
+
+#[test]
+fn a_state_tuple_with_an_item_missing_or_of_another_type_is_an_error_naming_the_member() {
+    let mut h = Harness::new(config(), vec![text(&["<write><path>b</path><content>x</content></write>"])]);
+    h.ask = Box::new(|_| None);
+    h.start("t");
+    let whole: serde_json::Value = serde_json::from_str(&h.task.snapshot()).unwrap();
+    let mut short = whole.clone();
+    short["state"].as_array_mut().unwrap().truncate(1);
+    let error = Task::restore(&short.to_string(), config()).map(|_| ()).unwrap_err();
+    assert_eq!(error.kind, SnapshotErrorKind::Invalid);
+    assert!(error.message.starts_with("snapshot.state.lastTs "), "{}", error.message);
+    let mut mistyped = whole.clone();
+    mistyped["state"][0] = serde_json::json!("soon");
+    let error = Task::restore(&mistyped.to_string(), config()).map(|_| ()).unwrap_err();
+    assert!(error.message.starts_with("snapshot.state.now "), "{}", error.message);
+    let mut keyed = whole;
+    keyed["state"] = serde_json::json!({ "now": 1 });
+    let error = Task::restore(&keyed.to_string(), config()).map(|_| ()).unwrap_err();
+    assert_eq!(error.message, "snapshot.state must be an array");
 }

@@ -4,7 +4,8 @@
 //!
 //! A snapshot is `{ version, tools, history, messages, state }`: `history` and `messages`
 //! in the shapes of `task.history` and `task.messages`, `tools` the names of the tools the
-//! task had, `state` the counters, clocks and waiting point. It is written through the
+//! task had, `state` the counters, clocks and waiting point (a tuple: one array in the
+//! walk's order, without keys, since every persist writes it). It is written through the
 //! codec's JSON (no serde). [`Task::snapshot_changes`] gives the same object with only the
 //! history and transcript entries that changed since its last call, and where they start
 //! (`historyFrom`, `messagesFrom`), so that persisting at every waiting point is not
@@ -31,7 +32,7 @@ use visit::Visit;
 use writer::Writer;
 
 /// The snapshot format this version writes and reads.
-pub const SNAPSHOT_VERSION: u64 = 1;
+pub const SNAPSHOT_VERSION: u64 = 2;
 
 /// Why a snapshot cannot become a task.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

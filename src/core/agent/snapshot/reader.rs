@@ -1,19 +1,31 @@
-//! [`Reader`]: the snapshot's walk setting fields from a parsed snapshot.
+//! [`Reader`]: the snapshot's walk setting fields from a parsed snapshot. Outside a tuple a
+//! member is found by its key; inside one ([`Visit::begin_tuple`]) each visit takes the next
+//! item. Either way a missing member (or `null`) reads as absent, and errors name the member
+//! by its key (`snapshot.state.phase.wait.kind`).
 
 use crate::core::conversation::ContentBlock;
-use crate::core::json::{fields, Json};
+use crate::core::json::Json;
 
 use super::visit::Visit;
 
 static NULL: Json = Json::Null;
 
+/// Where the walk is: the object or tuple being read, its name in errors, and for a tuple
+/// the next item's index.
+#[derive(Clone)]
+struct Level<'a> {
+    at: &'a Json,
+    path: String,
+    tuple: bool,
+    next: usize,
+}
+
 /// Reads a parsed snapshot. NOTE: nothing returns early: a bad or missing member keeps the
 /// field's default and the first error is kept, checked once at the end.
 pub(super) struct Reader<'a> {
-    at: &'a Json,
-    path: String,
-    /// What was entered: the outer object and path to go back to, and for an array its items.
-    outer: Vec<(&'a Json, String, &'a [Json])>,
+    level: Level<'a>,
+    /// What was entered: the level to go back to, and for a list its items.
+    outer: Vec<(Level<'a>, &'a [Json])>,
     /// The first error.
     pub(super) error: Option<String>,
 }
@@ -21,7 +33,8 @@ pub(super) struct Reader<'a> {
 impl<'a> Reader<'a> {
     /// A reader of the object `value`, named `path` in errors.
     pub(super) fn new(value: &'a Json, path: &str) -> Self {
-        let mut reader = Self { at: value, path: path.to_owned(), outer: Vec::new(), error: None };
+        let level = Level { at: value, path: path.to_owned(), tuple: false, next: 0 };
+        let mut reader = Self { level, outer: Vec::new(), error: None };
         if !value.is_object() {
             reader.fail("", "must be an object");
         }
@@ -32,49 +45,70 @@ impl<'a> Reader<'a> {
     pub(super) fn fail(&mut self, key: &str, what: &str) {
         if self.error.is_none() {
             let dot = if key.is_empty() { "" } else { "." };
-            self.error = Some(format!("{}{dot}{key} {what}", self.path));
+            self.error = Some(format!("{}{dot}{key} {what}", self.level.path));
         }
     }
 
-    fn member(&self, key: &str) -> Option<&'a Json> {
-        self.at.get(key).filter(|v| !v.is_null())
+    /// The member `key` (inside a tuple, the next item), unless it is missing or `null`.
+    /// Every visit takes exactly one, so that a tuple's items stay in step with the walk.
+    fn take(&mut self, key: &str) -> Option<&'a Json> {
+        let level = &mut self.level;
+        let value = if level.tuple {
+            level.next += 1;
+            level.at.as_array().and_then(|items| items.get(level.next - 1))
+        } else {
+            level.at.get(key)
+        };
+        value.filter(|v| !v.is_null())
     }
 
     /// The member `key`, or an error when it is missing or not `Some` of `pick`.
     fn read<T>(&mut self, key: &str, what: &str, pick: impl FnOnce(&'a Json) -> Option<T>) -> Option<T> {
-        let value = self.member(key).and_then(pick);
+        let value = self.take(key).and_then(pick);
         if value.is_none() {
             self.fail(key, what);
         }
         value
     }
 
+    /// The array `key` (none when missing).
     fn array(&mut self, key: &str) -> &'a [Json] {
-        let read = fields::list(self.at, &self.path, key);
-        self.keep(read).unwrap_or_default()
+        match self.take(key) {
+            None => &[],
+            Some(value) => value.as_array().unwrap_or_else(|| {
+                self.fail(key, "must be an array");
+                &[]
+            }),
+        }
     }
 
-    /// The value of a typed read of the codec's `fields`, or `None` with its error kept.
-    fn keep<T>(&mut self, read: Result<T, String>) -> Option<T> {
-        read.map_err(|error| {
-            if self.error.is_none() {
-                self.error = Some(error);
+    /// The string `key`, if there is one.
+    fn string(&mut self, key: &str) -> Option<String> {
+        match self.take(key) {
+            None => None,
+            Some(Json::String(text)) => Some(text.clone()),
+            Some(_) => {
+                self.fail(key, "must be a string");
+                None
             }
-        })
-        .ok()
+        }
     }
 
     fn item_path(&self, key: &str, i: usize) -> String {
-        format!("{}.{key}[{i}]", self.path)
+        format!("{}.{key}[{i}]", self.level.path)
     }
 
-    /// Makes `value` (at `path`) the current object, keeping the current one to go back to.
-    fn enter(&mut self, value: &'a Json, path: String, items: &'a [Json]) {
-        let outer = std::mem::replace(&mut self.path, path);
-        self.outer.push((self.at, outer, items));
-        self.at = if value.is_object() { value } else { &NULL };
-        if !value.is_object() {
-            self.fail("", "must be an object");
+    /// Makes `value` (at `path`) the current object (or tuple), keeping the current one to
+    /// go back to.
+    fn enter(&mut self, value: &'a Json, path: String, tuple: bool, items: &'a [Json]) {
+        let inner = Level { at: value, path, tuple: self.level.tuple || tuple, next: 0 };
+        let fits = if inner.tuple { value.as_array().is_some() } else { value.is_object() };
+        let what = if inner.tuple { "must be an array" } else { "must be an object" };
+        let outer = std::mem::replace(&mut self.level, inner);
+        self.outer.push((outer, items));
+        if !fits {
+            self.level.at = &NULL;
+            self.fail("", what);
         }
     }
 }
@@ -93,25 +127,32 @@ impl Visit for Reader<'_> {
     }
 
     fn optional(&mut self, key: &str, value: &mut Option<u64>) {
-        *value = match self.member(key) {
-            None => None,
-            Some(_) => self.read(key, "must be a whole number, 0 or more", whole),
-        };
+        *value = self.take(key).and_then(|member| {
+            let number = whole(member);
+            if number.is_none() {
+                self.fail(key, "must be a whole number, 0 or more");
+            }
+            number
+        });
     }
 
     fn text(&mut self, key: &str, value: &mut String) {
-        let read = fields::required(self.at, &self.path, key);
-        *value = self.keep(read).unwrap_or_default();
+        let read = self.read(key, "must be a string", |member| member.as_str().map(str::to_owned));
+        *value = read.unwrap_or_default();
     }
 
     fn optional_text(&mut self, key: &str, value: &mut Option<String>) {
-        let read = fields::string(self.at, &self.path, key);
-        *value = self.keep(read).flatten();
+        *value = self.string(key);
     }
 
     fn flag(&mut self, key: &str, value: &mut bool) {
-        let read = fields::flag(self.at, &self.path, key);
-        *value = self.keep(read).flatten().unwrap_or(false);
+        *value = match self.take(key) {
+            None => false,
+            Some(member) => member.as_bool().unwrap_or_else(|| {
+                self.fail(key, "must be a boolean");
+                false
+            }),
+        };
     }
 
     fn strings(&mut self, key: &str, value: &mut Vec<String>) {
@@ -145,9 +186,7 @@ impl Visit for Reader<'_> {
     }
 
     fn cost(&mut self, key: &str, value: &mut Option<f64>) {
-        let mut bits = None;
-        self.optional_text(key, &mut bits);
-        *value = bits.and_then(|bits| {
+        *value = self.string(key).and_then(|bits| {
             let cost = bits.parse::<u64>().ok().map(f64::from_bits).filter(|c| c.is_finite() && *c >= 0.0);
             if cost.is_none() {
                 self.fail(key, "must be the bits of a cost, as decimal text");
@@ -166,29 +205,36 @@ impl Visit for Reader<'_> {
     }
 
     fn begin(&mut self, key: &str) {
-        let value = self.member(key).unwrap_or(&NULL);
-        let path = format!("{}.{key}", self.path);
-        self.enter(value, path, &[]);
+        let value = self.take(key).unwrap_or(&NULL);
+        let path = format!("{}.{key}", self.level.path);
+        self.enter(value, path, false, &[]);
+    }
+
+    fn begin_tuple(&mut self, key: &str) {
+        let value = self.take(key).unwrap_or(&NULL);
+        let path = format!("{}.{key}", self.level.path);
+        self.enter(value, path, true, &[]);
     }
 
     fn begin_list(&mut self, key: &str, count: &mut usize) {
         let items = self.array(key);
         *count = items.len();
-        let path = format!("{}.{key}", self.path);
-        let outer = std::mem::replace(&mut self.path, path);
-        self.outer.push((self.at, outer, items));
+        let path = format!("{}.{key}", self.level.path);
+        // NOTE: the list itself is not a level of its own; `item` enters its items.
+        let mut outer = self.level.clone();
+        outer.path = std::mem::replace(&mut self.level.path, path);
+        self.outer.push((outer, items));
     }
 
     fn item(&mut self, index: usize) {
-        let items = self.outer.last().map_or(&[][..], |(.., items)| *items);
-        let path = format!("{}[{index}]", self.path);
-        self.enter(items.get(index).unwrap_or(&NULL), path, &[]);
+        let items = self.outer.last().map_or(&[][..], |(_, items)| *items);
+        let path = format!("{}[{index}]", self.level.path);
+        self.enter(items.get(index).unwrap_or(&NULL), path, false, &[]);
     }
 
     fn end(&mut self) {
-        if let Some((at, path, _)) = self.outer.pop() {
-            self.at = at;
-            self.path = path;
+        if let Some((level, _)) = self.outer.pop() {
+            self.level = level;
         }
     }
 }

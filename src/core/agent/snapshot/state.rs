@@ -324,10 +324,10 @@ fn phase(v: &mut dyn Visit, phase: &mut Phase) {
     v.end();
 }
 
-/// `"state": {…}`: the counters and clocks, and the phase. `last_ts` is the transcript's
+/// `"state": […]`, a tuple: the counters and clocks, and the phase. `last_ts` is the transcript's
 /// clock (written from it, read into it by the caller).
 pub(super) fn state(v: &mut dyn Visit, ctx: &mut Ctx, task_phase: &mut Phase, last_ts: &mut u64) {
-    v.begin("state");
+    v.begin_tuple("state");
     v.number("now", &mut ctx.now);
     v.number("lastTs", last_ts);
     let mut start = ctx.deleted.map(|range| range.start as u64);

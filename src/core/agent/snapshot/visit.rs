@@ -37,6 +37,11 @@ pub(super) trait Visit {
     /// Enters the member `key`, an object: the next visits are its members, until
     /// [`end`](Self::end).
     fn begin(&mut self, key: &str);
+    /// Enters the member `key` as a tuple: an array whose items are the next visits'
+    /// members in the walk's order, without keys (their keys name them in errors), down to
+    /// [`end`](Self::end); objects inside it are tuples too. Smaller and quicker to parse
+    /// than an object, for what is written at every persist.
+    fn begin_tuple(&mut self, key: &str);
     /// Enters the member `key`, an array of `count` objects (a reader sets `count`):
     /// [`item`](Self::item) enters each in turn, [`end`](Self::end) leaves each and then the
     /// array.

@@ -1,6 +1,8 @@
-//! [`Writer`]: the snapshot's walk writing JSON text. A member at its default (`null`,
-//! `false`, an empty list) is left out, which the [`Reader`](super::reader::Reader) reads as
-//! that default: a persist writes the state at every wait, and most of it is at rest.
+//! [`Writer`]: the snapshot's walk writing JSON text. Outside a tuple, a member at its
+//! default (`null`, `false`, an empty list) is left out, which the
+//! [`Reader`](super::reader::Reader) reads as that default. Inside one
+//! ([`Visit::begin_tuple`]: the state, which a persist writes at every wait), each member is
+//! an item in the walk's order, with no key, and is written even when at rest.
 
 use std::mem::take;
 
@@ -13,14 +15,16 @@ use super::visit::Visit;
 pub(super) struct Writer {
     pub(super) text: String,
     first: bool,
-    /// The brackets that close what was entered.
-    closers: Vec<char>,
+    /// What closes what was entered: its bracket, and whether the outer level is a tuple.
+    closers: Vec<(char, bool)>,
+    /// Inside a tuple: members are written as items, without their keys.
+    tuple: bool,
 }
 
 impl Writer {
     pub(super) fn new() -> Self {
         // NOTE: most snapshots a persist writes are a few KB; this spares the first regrowths.
-        Self { text: String::with_capacity(4096), first: true, closers: Vec::new() }
+        Self { text: String::with_capacity(4096), first: true, closers: Vec::new(), tuple: false }
     }
 
     /// The separator before a member or item.
@@ -30,9 +34,30 @@ impl Writer {
         }
     }
 
-    /// `"key":`. Keys are the snapshot's own names, which need no escapes.
+    /// `"key":` (inside a tuple, only the separator). Keys are the snapshot's own names,
+    /// which need no escapes.
     pub(super) fn key(&mut self, key: &str) {
-        write_key(&mut self.text, !take(&mut self.first), key);
+        if self.tuple {
+            self.next();
+        } else {
+            write_key(&mut self.text, !take(&mut self.first), key);
+        }
+    }
+
+    /// `null` for an absent member inside a tuple (outside one, it is left out).
+    fn absent(&mut self, key: &str) {
+        if self.tuple {
+            self.raw(key, "null");
+        }
+    }
+
+    /// Enters an object or array, or inside a tuple (or when `tuple`) an array of members.
+    fn enter(&mut self, object: char, tuple: bool) {
+        let inner = self.tuple || tuple;
+        let (open, close) = if inner || object == '[' { ('[', ']') } else { ('{', '}') };
+        self.open(open);
+        self.closers.push((close, self.tuple));
+        self.tuple = inner;
     }
 
     /// Opens an object or array (`{` or `[`).
@@ -88,8 +113,9 @@ impl Visit for Writer {
     }
 
     fn optional(&mut self, key: &str, value: &mut Option<u64>) {
-        if let Some(value) = value {
-            self.number(key, value);
+        match value {
+            Some(value) => self.number(key, value),
+            None => self.absent(key),
         }
     }
 
@@ -98,19 +124,22 @@ impl Visit for Writer {
     }
 
     fn optional_text(&mut self, key: &str, value: &mut Option<String>) {
-        if let Some(value) = value {
-            self.text(key, value);
+        match value {
+            Some(value) => self.text(key, value),
+            None => self.absent(key),
         }
     }
 
     fn flag(&mut self, key: &str, value: &mut bool) {
         if *value {
             self.raw(key, "true");
+        } else if self.tuple {
+            self.raw(key, "false");
         }
     }
 
     fn strings(&mut self, key: &str, value: &mut Vec<String>) {
-        if value.is_empty() {
+        if value.is_empty() && !self.tuple {
             return;
         }
         self.key(key);
@@ -122,7 +151,7 @@ impl Visit for Writer {
     }
 
     fn pairs(&mut self, key: &str, value: &mut Vec<(String, String)>) {
-        if value.is_empty() {
+        if value.is_empty() && !self.tuple {
             return;
         }
         self.key(key);
@@ -138,7 +167,7 @@ impl Visit for Writer {
     }
 
     fn blocks(&mut self, key: &str, value: &mut Vec<ContentBlock>) {
-        if value.is_empty() {
+        if value.is_empty() && !self.tuple {
             return;
         }
         self.key(key);
@@ -150,11 +179,14 @@ impl Visit for Writer {
     }
 
     fn cost(&mut self, key: &str, value: &mut Option<f64>) {
-        if let Some(cost) = value {
-            self.key(key);
-            self.text.push('"');
-            self.digits(cost.to_bits());
-            self.text.push('"');
+        match value {
+            Some(cost) => {
+                self.key(key);
+                self.text.push('"');
+                self.digits(cost.to_bits());
+                self.text.push('"');
+            }
+            None => self.absent(key),
         }
     }
 
@@ -165,24 +197,27 @@ impl Visit for Writer {
 
     fn begin(&mut self, key: &str) {
         self.key(key);
-        self.open('{');
-        self.closers.push('}');
+        self.enter('{', false);
+    }
+
+    fn begin_tuple(&mut self, key: &str) {
+        self.key(key);
+        self.enter('[', true);
     }
 
     fn begin_list(&mut self, key: &str, _: &mut usize) {
         self.key(key);
-        self.open('[');
-        self.closers.push(']');
+        self.enter('[', false);
     }
 
     fn item(&mut self, _: usize) {
         self.next();
-        self.open('{');
-        self.closers.push('}');
+        self.enter('{', false);
     }
 
     fn end(&mut self) {
-        let bracket = self.closers.pop().unwrap_or('}');
+        let (bracket, tuple) = self.closers.pop().unwrap_or(('}', false));
         self.close(bracket);
+        self.tuple = tuple;
     }
 }
