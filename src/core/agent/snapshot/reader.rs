@@ -220,7 +220,8 @@ impl Visit for Reader<'_> {
         let items = self.array(key);
         *count = items.len();
         let path = format!("{}.{key}", self.level.path);
-        // NOTE: the list itself is not a level of its own; `item` enters its items.
+        // NOTE: the list keeps its outer level's object and place (only the path changes);
+        // `item` enters each of its items.
         let mut outer = self.level.clone();
         outer.path = std::mem::replace(&mut self.level.path, path);
         self.outer.push((outer, items));
