@@ -126,6 +126,9 @@ test("persist is awaited before each wait starts, and its changes assemble into 
   }
 });
 
+/** Whether `value` and everything inside it is frozen. */
+const deeplyFrozen = (value) => typeof value !== "object" || value === null || (Object.isFrozen(value) && Object.values(value).every(deeplyFrozen));
+
 test("with model.request, the history entries persist gets are frozen, and the requests are made of them, each a copy", async () => {
   const replies = [xml("<read_file><path>a</path></read_file>"), xml("<read_file><path>b</path></read_file>"), xml("<attempt_completion><result>ok</result></attempt_completion>")];
   const requests = [];
@@ -152,7 +155,6 @@ test("with model.request, the history entries persist gets are frozen, and the r
   assert.equal((await task.start("go")).status, "completed");
   assert.equal(requests.length, 3);
   assert.deepEqual(persisted, task.history, "each history entry reached persist once");
-  const deeplyFrozen = (value) => typeof value !== "object" || value === null || (Object.isFrozen(value) && Object.values(value).every(deeplyFrozen));
   for (const entry of persisted) {
     assert.ok(deeplyFrozen(entry), "the entries are frozen, all the way down");
     assert.throws(() => { "use strict"; entry.content.push({ type: "text", text: "x" }); }, TypeError);
@@ -194,7 +196,6 @@ test("a history entry with arrays inside its blocks reaches persist frozen all t
     persist: (changes) => { persisted.push(...changes.history); },
   });
   assert.equal((await task.start("go")).status, "completed");
-  const deeplyFrozen = (value) => typeof value !== "object" || value === null || (Object.isFrozen(value) && Object.values(value).every(deeplyFrozen));
   assert.ok(persisted.every(deeplyFrozen));
   assert.deepEqual(persisted[1].content.find((b) => b.type === "tool_use").input, input, "the stored entry is as the model sent it");
   assert.equal(requests.length, 2);
