@@ -165,7 +165,7 @@ impl Harness {
     }
 
     /// Delivers the next queued event, or else the due wake-up; false when there is neither.
-    fn next_event(&mut self) -> bool {
+    pub fn next_event(&mut self) -> bool {
         if let Some(event) = self.queue.pop_front() {
             self.now += self.step;
             let stream = match &event {

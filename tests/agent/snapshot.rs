@@ -459,35 +459,41 @@ fn a_restored_tasks_changes_start_from_the_snapshot_it_was_restored_from() {
 }
 
 #[test]
-fn a_reply_that_ends_while_its_approval_waits_is_persisted_again() {
+fn an_approval_is_asked_only_after_the_reply_ended_and_was_stored() {
     use clew::agent::Effect;
     let config = TaskConfig { persist: true, ..config() };
-    // The approval is asked while the reply still streams (its last piece comes after).
-    let reply = text(&["<write><path>b</path><content>x</content></write>", "\n"]);
+    // The call is complete in the first piece; the reply goes on after it.
+    let reply = text(&["<write><path>b</path><content>x</content></write>", "\n", "More text."]);
     let mut h = Harness::new(config, vec![reply]);
     h.ask = Box::new(|_| None);
     h.start("t");
     assert_eq!(h.task.state(), "answer");
-    let persists: Vec<_> = h
-        .effects
+    let asked = h.position(|e| matches!(e, Effect::Ask(m) if !m.is_partial())).expect("the approval");
+    let (reason, stored) = h.effects[..asked]
         .iter()
-        .filter_map(|e| match e {
+        .rev()
+        .find_map(|e| match e {
             Effect::Persist { reason, changes, .. } => Some((*reason, changes.clone())),
             _ => None,
         })
-        .collect();
-    let last = &persists.last().expect("a persist").1;
-    assert_eq!(persists.last().map(|p| p.0), Some("round"));
-    // The state persisted last is the one with the reply ended: restored, it has nothing to
-    // send again and asks the same approval.
-    let mut restored = Task::restore(last, self::config()).unwrap();
+        .expect("a persist before the ask");
+    assert_eq!(reason, "ask");
+    // The state stored before the ask holds no open stream: restored, it sends nothing again,
+    // says no notice, and asks the same approval.
+    let mut restored = Task::restore(&stored, self::config()).unwrap();
     let mut effects = Vec::new();
     restored.resume(h.now);
     while let Some(effect) = restored.poll_effect() {
         effects.push(effect);
     }
     assert!(!effects.iter().any(|e| matches!(e, Effect::OpenStream { .. })), "{effects:?}");
-    assert!(effects.iter().any(|e| matches!(e, Effect::Ask(m) if !m.is_partial())), "{effects:?}");
+    let ask = effects.iter().find_map(|e| match e {
+        Effect::Ask(m) if !m.is_partial() => Some(m.ts),
+        _ => None,
+    });
+    assert_eq!(ask, h.task.messages().iter().rev().find(|m| m.kind == MessageKind::Ask(AskKind::Tool)).map(|m| m.ts));
+    assert_eq!(restored.history().last(), h.task.history().last(), "the whole reply is stored");
+    assert!(!serde_json::to_string(restored.history()).unwrap().contains(INTERRUPTED_BY_API_ERROR));
 }
 
 #[test]

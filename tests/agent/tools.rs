@@ -22,7 +22,10 @@ fn serial_mode_runs_the_first_tool_and_tells_the_model_the_second_was_not_run() 
         " never",
         " read",
     ]);
-    let mut h = Harness::new(config(), vec![reply, completion("ok")]);
+    // NOTE: read-only tools run without asking here, so the first runs while the reply
+    // streams (a call that asks waits for the reply's end, and then nothing is cut).
+    let config = TaskConfig { auto_approve: clew::agent::AutoApprove { read_only: true, all: false }, ..config() };
+    let mut h = Harness::new(config, vec![reply, completion("ok")]);
     h.start("t");
     assert_eq!(h.tool_calls.len(), 1);
     let next = h.history_texts(2);

@@ -42,22 +42,20 @@ fn a_completion_accepted_mid_stream_waits_for_the_stream_and_ends_completed() {
 }
 
 #[test]
-fn abort_while_an_accepted_reply_still_streams_keeps_the_completion() {
-    let mut h = Harness::new(anthropic_config(), vec![anthropic_reply(&[Part::Text(COMPLETION)], 9)]);
-    let accepted = std::rc::Rc::new(std::cell::Cell::new(false));
-    let seen = std::rc::Rc::clone(&accepted);
-    h.pause = Some(Box::new(move |task| {
-        let waiting = task.state() == "stream" && task.messages().iter().any(|m| m.text == "ok");
-        if waiting {
-            seen.set(true);
-        }
-        waiting
-    }));
+fn a_completion_is_asked_only_after_the_reply_was_read_and_its_usage_counted() {
+    let reply = anthropic_reply(&[Part::Text(COMPLETION), Part::Text(" and a last word")], 9);
+    let mut h = Harness::new(anthropic_config(), vec![reply]);
+    h.ask = Box::new(|_| None);
     h.start("t");
-    assert!(accepted.get(), "the completion was accepted while the reply streamed");
+    assert_eq!(h.task.state(), "answer");
+    assert!(!h.task.is_streaming(), "the reply was read to its end before the ask");
+    let asked = h.position(|e| matches!(e, Effect::Ask(m) if !m.is_partial())).expect("the completion ask");
+    let figures = h.position(|e| matches!(e, Effect::Say(m) if m.text.contains("\"tokensOut\":9"))).unwrap();
+    assert!(figures < asked, "the round's usage is counted before anyone is asked");
     h.task.abort(h.now, "late");
     h.drain();
-    assert!(matches!(h.outcome(), Some(Outcome::Completed { .. })), "{:?}", h.outcome());
+    assert!(matches!(h.outcome(), Some(Outcome::Aborted { .. })), "{:?}", h.outcome());
+    assert_eq!(h.task.usage().output_tokens, 9);
 }
 
 #[test]

@@ -94,8 +94,15 @@ impl Ctx {
                     };
                     tool_job::push_notice(round, &job, notice);
                 }
-            } else if partial {
+            } else if partial || (is_tool && self.asks_after_the_reply(round, item)) {
+                // NOTE: a complete call that asks a person waits, shown as it stands, for the
+                // end of the reply (AGENT-LOOP §6.4, issue 28): the turn is then stored and
+                // its usage counted before anyone is asked, so a wait for a person never
+                // holds an open stream.
                 self.show_partial(round, Paced::Block);
+                if !partial {
+                    return;
+                }
             } else if is_tool {
                 let job = tool_job::job_of(self, round, item);
                 self.start_tool(round, job);
@@ -112,6 +119,24 @@ impl Ctx {
             } else {
                 return;
             }
+        }
+    }
+
+    /// Whether the complete call `item` would ask a person (an approval, a follow-up
+    /// question, a completion's verdict) while the reply still streams: it then waits for the
+    /// reply's end. Calls that run without asking, and calls the gates refuse, go on at once.
+    fn asks_after_the_reply(&self, round: &Round, item: Item) -> bool {
+        if !matches!(round.stream, StreamPhase::Open { .. }) {
+            return false;
+        }
+        let (name, params, _) = tool_job::call_of(&self.config, round, item);
+        match name.as_str() {
+            ATTEMPT_COMPLETION => true,
+            ASK_FOLLOWUP_QUESTION => !self.config.yolo,
+            name if self.config.tool(name).is_some() || mcp::is_mcp_call(&self.config, name) => {
+                !tool_job::auto_approved(&self.config, name, &params)
+            }
+            _ => false,
         }
     }
 

@@ -155,9 +155,24 @@ impl Task {
     }
 
     /// Why the task must be stored before `effect` goes out, if it must: the effect starts a
-    /// wait, or a message entered the history (a round began, or its reply ended while the
-    /// task already waited for an answer or a tool).
+    /// wait, or a message entered the history (a round began, or its reply ended). In the
+    /// latter case the reason is that of the wait the queued effects start, if one does (a
+    /// reply that ended and is followed by its ask persists once, as `"ask"`).
     fn persist_reason(&self, effect: &Effect) -> Option<&'static str> {
+        if let Some(reason) = self.wait_reason(effect) {
+            return Some(reason);
+        }
+        if self.ctx.history.len() == self.ctx.persist_history {
+            return None;
+        }
+        if matches!(self.phase, Phase::Finished(_)) {
+            return Some("finished");
+        }
+        Some(self.ctx.effects.iter().find_map(|e| self.wait_reason(e)).unwrap_or("round"))
+    }
+
+    /// The reason of a persist before `effect`, when it starts a wait.
+    fn wait_reason(&self, effect: &Effect) -> Option<&'static str> {
         Some(match effect {
             Effect::Ask(message) if !message.is_partial() => "ask",
             Effect::RunTool { .. } => "tool",
@@ -165,9 +180,7 @@ impl Task {
             Effect::SaveCheckpoint { .. } => "checkpoint",
             Effect::WakeAt(Some(_)) if self.state() == "retryDelay" => "retryDelay",
             Effect::Finished(_) => "finished",
-            _ if self.ctx.history.len() == self.ctx.persist_history => return None,
-            _ if matches!(self.phase, Phase::Finished(_)) => "finished",
-            _ => "round",
+            _ => return None,
         })
     }
 

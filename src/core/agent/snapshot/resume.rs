@@ -9,7 +9,9 @@ use super::super::round_state::{Item, Received, Round, StreamPhase, Wait};
 use super::super::task::{Ctx, Phase, Task};
 use super::super::texts;
 use super::super::tool_job;
-use crate::core::stream::{StreamDecoder, StreamError, Usage};
+use crate::core::json::Json;
+use crate::core::parser::{parse_raw, IncrementalParser, RawBlock, ToolSet};
+use crate::core::stream::{StreamDecoder, StreamError, ToolCallAssembler, Usage};
 
 impl Ctx {
     /// Sends again the request of a stream that had delivered no content when the task was
@@ -17,6 +19,9 @@ impl Ctx {
     /// stream id and request, a fresh decoder, nothing counted twice.
     fn reopen_stream(&mut self, round: &mut Round) {
         round.reset_stream();
+        // NOTE: what the first reads counted (an Anthropic `message_start`'s input tokens)
+        // comes again with the new reply: it is taken back out, so nothing counts twice.
+        self.take_back_usage(&round.usage);
         round.usage = Usage::default();
         round.decoder = Some(StreamDecoder::new(self.config.format));
         round.stream = StreamPhase::Open {
@@ -25,6 +30,96 @@ impl Ctx {
         };
         self.push_open_stream(round.stream_id);
     }
+
+    /// Takes a round's usage back out of the task's (a reply that will be read again).
+    fn take_back_usage(&mut self, usage: &Usage) {
+        let task = &mut self.usage;
+        task.input_tokens = task.input_tokens.saturating_sub(usage.input_tokens);
+        task.output_tokens = task.output_tokens.saturating_sub(usage.output_tokens);
+        task.cache_write_tokens = task.cache_write_tokens.saturating_sub(usage.cache_write_tokens.unwrap_or(0));
+        task.cache_read_tokens = task.cache_read_tokens.saturating_sub(usage.cache_read_tokens.unwrap_or(0));
+        let cost = self.config.info.cost(usage);
+        if cost.is_finite() && cost != 0.0 {
+            task.total_cost = (task.total_cost - cost).max(0.0);
+        }
+    }
+
+    /// A task restored while its reply still streamed, at a complete tool block (a tool,
+    /// hook or checkpoint of a call that ran at once, a call waiting for the reply's end, or,
+    /// in snapshots written before issue 28, a person asked while the reply streamed): the
+    /// reference stops reading after a tool call anyway, so the reply ends at that block, with
+    /// no notice and no retry. What of the round's usage never arrived is said so
+    /// (`usageComplete: false` on its `api_req_started`). Returns false, changing nothing,
+    /// when the current block is not a complete tool block of the text.
+    fn end_reply_at_block(&mut self, round: &mut Round) -> bool {
+        let Some(Item::Parsed(n)) = round.items.get(round.index).copied() else { return false };
+        let earlier_native =
+            round.items.get(..round.index).unwrap_or_default().iter().any(|i| matches!(i, Item::Native(_)));
+        if earlier_native || !round.parsed(n).is_some_and(|b| b.tool_name().is_some() && !b.is_partial()) {
+            return false;
+        }
+        let tools = Rc::clone(round.parser.tool_set());
+        let text = round.parser.text();
+        let Some(kept) = tool_block_end(text, &tools, n).and_then(|end| text.get(..end)) else { return false };
+        let mut parser = IncrementalParser::new(tools);
+        parser.push(kept);
+        let same = parser.len() == n + 1
+            && parser.block(n).map(|b| b.to_block()) == round.parser.block(n).map(|b| b.to_block());
+        if !same {
+            return false;
+        }
+        round.parser = parser;
+        round.natives = ToolCallAssembler::new();
+        round.items.truncate(round.index + 1);
+        round.parsed_known = n + 1;
+        round.natives_from = None;
+        round.stream = StreamPhase::Ended;
+        round.decoder = None;
+        self.finish_reasoning(round);
+        self.record_reply(round, None);
+        self.finish_api_req(round, None);
+        self.mark_usage_incomplete(round.api_req_ts);
+        true
+    }
+
+    /// Adds `usageComplete: false` to an `api_req_started` message.
+    fn mark_usage_incomplete(&mut self, ts: u64) {
+        let Some(message) = self.transcript.get_mut(ts) else { return };
+        let Some(mut info) = Json::parse(&message.text).ok().filter(Json::is_object) else { return };
+        info.set("usageComplete", false);
+        message.text = info.to_string();
+        self.emit_message(ts);
+    }
+}
+
+/// Where the complete tool block `n` of `text` ends (just after its closing tag): the
+/// shortest prefix in which the block is complete. `None` when it is not complete in the
+/// whole text.
+fn tool_block_end(text: &str, tools: &ToolSet, n: usize) -> Option<usize> {
+    let complete = |end: usize| {
+        text.get(..end).is_some_and(
+            |prefix| matches!(parse_raw(prefix, tools).get(n), Some(RawBlock::ToolUse(call)) if !call.partial),
+        )
+    };
+    if !complete(text.len()) {
+        return None;
+    }
+    // NOTE: the predicate only turns true once the closing tag is in the prefix and stays
+    // true: a binary search over character boundaries, a full parse per step (restore only).
+    let (mut incomplete, mut done) = (0, text.len());
+    while done - incomplete > 1 {
+        let middle = incomplete + (done - incomplete) / 2;
+        let boundary = (middle..done)
+            .find(|&i| text.is_char_boundary(i))
+            .or_else(|| (incomplete + 1..middle).rev().find(|&i| text.is_char_boundary(i)));
+        let Some(at) = boundary else { break };
+        if complete(at) {
+            done = at;
+        } else {
+            incomplete = at;
+        }
+    }
+    Some(done)
 }
 
 impl Task {
@@ -48,6 +143,12 @@ impl Task {
         self.rebase_clock(now);
         self.ctx.tick(now);
         self.ctx.wake = None;
+        if let Phase::InRound(round) = &mut self.phase {
+            // NOTE: before the wait is asked for again, so that the reply is stored first.
+            if matches!(round.stream, StreamPhase::Open { received: Received::Content, .. }) {
+                self.ctx.end_reply_at_block(round);
+            }
+        }
         if let Some(id) = self.ctx.initial_checkpoint {
             self.ctx.effects.push_back(Effect::SaveCheckpoint { id, kind: CheckpointKind::Initial });
         }
