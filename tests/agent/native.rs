@@ -216,3 +216,66 @@ fn an_accepted_native_completion_leaves_no_partial_message() {
     assert!(partial.is_empty(), "{partial:?}");
     assert_eq!(h.task.usage().output_tokens, 12);
 }
+
+/// Every tool_use of `messages` is answered by exactly one tool_result in the next message
+/// (but in the last message: the task's accepted completion), and every tool_result answers
+/// a tool_use of the message before it.
+fn calls_pair_with_results(messages: &[clew::conversation::Message]) -> Result<(), String> {
+    let ids = |m: Option<&clew::conversation::Message>, results: bool| -> Vec<String> {
+        m.map(|m| m.content.blocks())
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|b| match b {
+                ContentBlock::ToolUse { id, .. } if !results => Some(id),
+                ContentBlock::ToolResult { tool_use_id, .. } if results => Some(tool_use_id),
+                _ => None,
+            })
+            .collect()
+    };
+    for (i, message) in messages.iter().enumerate() {
+        let calls = if i + 1 == messages.len() { Vec::new() } else { ids(Some(message), false) };
+        let answers = ids(messages.get(i + 1), true);
+        for id in &calls {
+            if answers.iter().filter(|a| *a == id).count() != 1 {
+                return Err(format!("message {i}: the call {id} has {answers:?} as results"));
+            }
+        }
+        let asked = if i == 0 { Vec::new() } else { ids(messages.get(i - 1), false) };
+        if let Some(stray) = ids(Some(message), true).iter().find(|id| !asked.contains(id)) {
+            return Err(format!("message {i}: the result {stray} answers no call"));
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn a_native_call_cut_by_a_failure_at_any_point_still_gets_exactly_one_result() {
+    let script = || {
+        vec![
+            anthropic_tool_reply("toolu_1", "read", &["{\"pa", "th\":\"a\"}"]),
+            anthropic_tool_reply("toolu_2", "write", &["{\"path\":\"b\",", "\"content\":\"x\"}"]),
+            anthropic_tool_reply("toolu_3", "attempt_completion", &["{\"result\":\"ok\"}"]),
+        ]
+    };
+    let mut cases = 0;
+    for round in 0..3 {
+        let Reply::Bytes(pieces) = &script()[round] else { unreachable!() };
+        for cut in 1..pieces.len() {
+            let mut replies = script();
+            let error = clew::stream::StreamError::Network { message: "connection reset".into() };
+            replies[round] = Reply::FailAfter(pieces[..cut].to_vec(), error);
+            // The rest of the script answers the retry.
+            replies.insert(round + 1, script()[round].clone());
+            let mut h = Harness::new(native_config(), replies);
+            h.start("t");
+            let at = format!("round {round}, cut after {cut} of {} reads", pieces.len());
+            assert!(matches!(h.outcome(), Some(Outcome::Completed { .. })), "{at}: {:?}", h.outcome());
+            calls_pair_with_results(h.task.history()).unwrap_or_else(|e| panic!("{at}: the history: {e}"));
+            for (n, request) in h.requests.iter().enumerate() {
+                calls_pair_with_results(&request.messages).unwrap_or_else(|e| panic!("{at}: request {n}: {e}"));
+            }
+            cases += 1;
+        }
+    }
+    assert!(cases >= 20, "{cases}");
+}

@@ -225,3 +225,17 @@ fn a_context_overflow_that_truncation_cannot_shrink_ends_the_task_after_one_requ
     assert!(matches!(h.outcome(), Some(Outcome::Failed { code, .. }) if code == codes::CONTEXT_WINDOW_EXCEEDED));
     assert_eq!(h.requests.len(), 1, "nothing could be removed, so nothing was sent again");
 }
+
+#[test]
+fn every_retry_after_a_context_window_error_sends_a_strictly_smaller_request() {
+    let overflow = || fail(http(400, r#"{"error":{"type":"invalid_request_error","message":"prompt is too long"}}"#));
+    let read = |p: &str| text(&[&format!("<read><path>{p}</path></read>")]);
+    let mut script: Vec<Reply> = (1..=8).map(|i| read(&i.to_string())).collect();
+    script.extend([overflow(), overflow(), overflow(), completion("ok")]);
+    let mut h = Harness::new(config(), script);
+    h.start("t");
+    let sizes: Vec<usize> = h.requests.iter().skip(8).map(|r| r.messages.len()).collect();
+    assert_eq!(sizes.len(), 4, "three overflows, then the request that completes");
+    assert!(sizes.windows(2).all(|w| w[1] < w[0]), "each retry is smaller: {sizes:?}");
+    assert!(matches!(h.outcome(), Some(Outcome::Completed { .. })));
+}

@@ -40,19 +40,19 @@ impl Ctx {
             return self.give_up(failure.end_code(), failure.message.clone());
         }
         if failure.context_window {
+            // NOTE: every retry after a context-window error sends a smaller request: the
+            // first at once and in silence (the reference's), the later ones after the
+            // policy's delay, each truncated further.
             let truncated = history::next_truncation(&self.history, self.deleted, Truncation::Quarter);
             if truncated == self.deleted {
                 let message = format!("{} (the history cannot be truncated further)", failure.message);
                 return self.give_up(codes::CONTEXT_WINDOW_EXCEEDED, message);
             }
+            self.deleted = truncated;
             if let Some(used) = context_retry {
-                if !*used {
-                    *used = true;
-                    self.deleted = truncated;
+                if !std::mem::replace(used, true) {
                     return NextTry::Truncated;
                 }
-                // NOTE: as in the reference, the retry after this one truncates again.
-                *used = false;
             }
         }
         let policy = self.config.retry;

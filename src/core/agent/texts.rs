@@ -21,6 +21,13 @@ pub const EMPTY_RESULT: &str = "(tool did not return anything)";
 pub const TOOL_INTERRUPTED: &str =
     "the task stopped while this tool ran: whether it finished, and what it changed, is unknown. Check the current state before calling it again.";
 
+/// The result of a native call that never ran because its reply failed before its end.
+pub(crate) fn cut_off_call(name: &str) -> String {
+    format!(
+        "{name} was not run: the reply was cut off by an error before its end. Call it again if it is still needed."
+    )
+}
+
 /// How long ago `ms` milliseconds was, in words.
 fn ago(ms: u64) -> String {
     let minutes = ms / 60_000;
