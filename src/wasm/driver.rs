@@ -126,7 +126,7 @@ impl Driver {
     fn perform(self: &Rc<Self>, effect: Effect) {
         match effect {
             Effect::Persist { reason, changes, wake, messages_from } => {
-                self.persist(reason, &changes, wake, messages_from);
+                self.persist(reason.as_str(), &changes, wake, messages_from);
             }
             Effect::OpenStream { stream, request, unchanged } => self.open_stream(stream, request, &unchanged),
             Effect::CancelStream { stream } => {

@@ -393,7 +393,7 @@ fn with_persist_on_every_wait_is_preceded_by_a_persist_of_the_state_it_waits_in(
     for effect in &h.effects {
         match effect {
             Effect::Persist { reason, changes, .. } => {
-                reasons.push(*reason);
+                reasons.push(reason.as_str());
                 assert!(changes.contains("\"historyFrom\""));
                 stored = true;
             }
@@ -473,7 +473,7 @@ fn an_approval_is_asked_only_after_the_reply_ended_and_was_stored() {
         .iter()
         .rev()
         .find_map(|e| match e {
-            Effect::Persist { reason, changes, .. } => Some((*reason, changes.clone())),
+            Effect::Persist { reason, changes, .. } => Some((reason.as_str(), changes.clone())),
             _ => None,
         })
         .expect("a persist before the ask");
@@ -529,4 +529,19 @@ fn a_state_tuple_with_an_item_missing_or_of_another_type_is_an_error_naming_the_
     keyed["state"] = serde_json::json!({ "now": 1 });
     let error = Task::restore(&keyed.to_string(), config()).map(|_| ()).unwrap_err();
     assert_eq!(error.message, "snapshot.state must be an array");
+}
+
+/// The words of `export type <name> = "a" | "b" …;` in the package's TypeScript declarations.
+fn typescript_union(name: &str) -> Vec<String> {
+    let types = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/src/wasm/types.rs")).unwrap();
+    let start = types.find(&format!("export type {name} =")).expect(name);
+    let end = start + types[start..].find(';').unwrap();
+    types[start..end].split('"').skip(1).step_by(2).map(str::to_owned).collect()
+}
+
+#[test]
+fn the_typescript_unions_are_the_cores_words() {
+    use clew::agent::{PersistReason, TaskState};
+    assert_eq!(typescript_union("TaskState"), TaskState::ALL);
+    assert_eq!(typescript_union("PersistReason"), PersistReason::ALL);
 }

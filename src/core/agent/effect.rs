@@ -1,5 +1,6 @@
 //! What the machine asks its driver to do, and how a task ends.
 
+use super::tags::PersistReason;
 use serde::{Deserialize, Serialize};
 
 use super::message::Message;
@@ -112,9 +113,9 @@ pub enum Effect {
     /// [`TaskConfig::persist`](super::TaskConfig::persist)); wait until it is stored before
     /// performing anything else. Storing failed: [`Task::fail`](super::Task::fail).
     Persist {
-        /// Why: `"ask"`, `"tool"`, `"hook"`, `"checkpoint"`, `"retryDelay"`, `"round"` (a
-        /// round entered the history; the next request follows) or `"finished"`.
-        reason: &'static str,
+        /// Why: before an ask, a tool, a hook, a checkpoint or a retry delay, a message that
+        /// entered the history (`Round`), or the end.
+        reason: PersistReason,
         /// What changed since the last one ([`Task::snapshot_changes`](super::Task::snapshot_changes)).
         changes: String,
         /// Where the changed transcript entries start (`messagesFrom`): with

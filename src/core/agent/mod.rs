@@ -36,6 +36,7 @@ mod retry;
 mod round_loop;
 mod round_state;
 mod snapshot;
+mod tags;
 mod task;
 pub mod texts;
 mod tool_job;
@@ -54,5 +55,6 @@ pub use mcp::{McpCatalog, McpServer, McpTool, ACCESS_MCP_RESOURCE, USE_MCP_TOOL}
 pub use message::{AskAnswer, AskKind, AskResponse, Message, MessageKind, SayKind, Transcript};
 pub use options::{CallbackSlots, Slot, TaskOptions, ToolSlots, HOOK_NAMES};
 pub use snapshot::{SnapshotError, SnapshotErrorKind, SNAPSHOT_VERSION};
+pub use tags::{PersistReason, TaskState};
 pub use task::{Task, TaskUsage};
 pub use texts::{EMPTY_REPLY, INTERRUPTED_BY_API_ERROR, INTERRUPTED_BY_USER, TOOL_DENIED};

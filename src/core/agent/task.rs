@@ -14,6 +14,7 @@ use super::history::DeletedRange;
 use super::message::{Message, MessageKind, SayKind, Transcript};
 use super::repeats::Repeats;
 use super::round_state::{Round, StreamPhase, Wait};
+use super::tags::{PersistReason, TaskState};
 use crate::core::conversation::{self, ContentBlock, ImageSource};
 use crate::core::parser::ToolSet;
 
@@ -158,7 +159,7 @@ impl Task {
     /// wait, or a message entered the history (a round began, or its reply ended). In the
     /// latter case the reason is that of the wait the queued effects start, if one does (a
     /// reply that ended and is followed by its ask persists once, as `"ask"`).
-    fn persist_reason(&self, effect: &Effect) -> Option<&'static str> {
+    fn persist_reason(&self, effect: &Effect) -> Option<PersistReason> {
         if let Some(reason) = self.wait_reason(effect) {
             return Some(reason);
         }
@@ -166,20 +167,20 @@ impl Task {
             return None;
         }
         if matches!(self.phase, Phase::Finished(_)) {
-            return Some("finished");
+            return Some(PersistReason::Finished);
         }
-        Some(self.ctx.effects.iter().find_map(|e| self.wait_reason(e)).unwrap_or("round"))
+        Some(self.ctx.effects.iter().find_map(|e| self.wait_reason(e)).unwrap_or(PersistReason::Round))
     }
 
     /// The reason of a persist before `effect`, when it starts a wait.
-    fn wait_reason(&self, effect: &Effect) -> Option<&'static str> {
+    fn wait_reason(&self, effect: &Effect) -> Option<PersistReason> {
         Some(match effect {
-            Effect::Ask(message) if !message.is_partial() => "ask",
-            Effect::RunTool { .. } => "tool",
-            Effect::RunHook { kind, .. } if *kind != HookKind::TaskCancel => "hook",
-            Effect::SaveCheckpoint { .. } => "checkpoint",
-            Effect::WakeAt(Some(_)) if self.state() == "retryDelay" => "retryDelay",
-            Effect::Finished(_) => "finished",
+            Effect::Ask(message) if !message.is_partial() => PersistReason::Ask,
+            Effect::RunTool { .. } => PersistReason::Tool,
+            Effect::RunHook { kind, .. } if *kind != HookKind::TaskCancel => PersistReason::Hook,
+            Effect::SaveCheckpoint { .. } => PersistReason::Checkpoint,
+            Effect::WakeAt(Some(_)) if self.task_state() == TaskState::RetryDelay => PersistReason::RetryDelay,
+            Effect::Finished(_) => PersistReason::Finished,
             _ => return None,
         })
     }
@@ -224,26 +225,31 @@ impl Task {
     }
 
     /// What the task waits for, in a word: `"idle"`, `"hook"`, `"stream"`, `"retryDelay"`,
-    /// `"answer"`, `"tool"`, `"checkpoint"`, `"presenting"` or `"finished"`.
+    /// `"answer"`, `"tool"`, `"checkpoint"`, `"presenting"` or `"finished"` ([`TaskState`]).
     pub fn state(&self) -> &'static str {
+        self.task_state().as_str()
+    }
+
+    /// What the task waits for.
+    pub fn task_state(&self) -> TaskState {
         match &self.phase {
-            Phase::NotStarted => "idle",
-            Phase::AwaitingStartHook { .. } => "hook",
-            Phase::AwaitingRoundStart { .. } => "retryDelay",
+            Phase::NotStarted => TaskState::Idle,
+            Phase::AwaitingStartHook { .. } => TaskState::Hook,
+            Phase::AwaitingRoundStart { .. } => TaskState::RetryDelay,
             Phase::AwaitingRetryAnswer { .. }
             | Phase::AwaitingMistakeAnswer { .. }
-            | Phase::AwaitingResumeAnswer { .. } => "answer",
-            Phase::AwaitingCheckpoint { .. } => "checkpoint",
-            Phase::Finished(_) => "finished",
+            | Phase::AwaitingResumeAnswer { .. } => TaskState::Answer,
+            Phase::AwaitingCheckpoint { .. } => TaskState::Checkpoint,
+            Phase::Finished(_) => TaskState::Finished,
             Phase::InRound(round) => match (&round.wait, &round.stream) {
-                (Wait::Approval { .. } | Wait::Followup { .. } | Wait::CompletionAnswer { .. }, _) => "answer",
-                (Wait::Tool { .. }, _) => "tool",
-                (Wait::Checkpoint(_), _) => "checkpoint",
-                (Wait::PreHook { .. } | Wait::PostHook { .. } | Wait::CompletionHook { .. }, _) => "hook",
-                (_, StreamPhase::Open { .. }) => "stream",
-                (_, StreamPhase::RetryDelay { .. }) => "retryDelay",
-                (_, StreamPhase::RetryAsk { .. }) => "answer",
-                _ => "presenting",
+                (Wait::Approval { .. } | Wait::Followup { .. } | Wait::CompletionAnswer { .. }, _) => TaskState::Answer,
+                (Wait::Tool { .. }, _) => TaskState::Tool,
+                (Wait::Checkpoint(_), _) => TaskState::Checkpoint,
+                (Wait::PreHook { .. } | Wait::PostHook { .. } | Wait::CompletionHook { .. }, _) => TaskState::Hook,
+                (_, StreamPhase::Open { .. }) => TaskState::Stream,
+                (_, StreamPhase::RetryDelay { .. }) => TaskState::RetryDelay,
+                (_, StreamPhase::RetryAsk { .. }) => TaskState::Answer,
+                _ => TaskState::Presenting,
             },
         }
     }

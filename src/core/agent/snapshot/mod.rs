@@ -20,6 +20,8 @@ mod visit;
 mod writer;
 
 pub(crate) use from_history::resumed_content;
+#[cfg(test)]
+pub(crate) use state::check_tags;
 
 use crate::core::json::Json;
 

@@ -195,12 +195,12 @@ impl Visit for Reader<'_> {
         });
     }
 
-    fn tag(&mut self, key: &str, names: &[&str], _: usize) -> usize {
-        let mut name = String::new();
-        self.text(key, &mut name);
-        names.iter().position(|n| *n == name).unwrap_or_else(|| {
+    fn tag(&mut self, key: &str, names: &'static [&'static str], name: &'static str) -> &'static str {
+        let mut read = String::new();
+        self.text(key, &mut read);
+        names.iter().find(|n| **n == read).copied().unwrap_or_else(|| {
             self.fail(key, "is not one this version knows");
-            0
+            name
         })
     }
 

@@ -10,27 +10,87 @@ use super::super::failure::Failure;
 use super::super::history::DeletedRange;
 use super::super::repeats::Repeats;
 use super::super::round_state::{Item, Received, Round, Skip, StreamPhase, ToolJob, Wait};
+use super::super::tags::tags;
 use super::super::task::{Ctx, Phase, TaskUsage};
-use super::visit::{index, small, Visit};
+use super::visit::{index, small, variant, Visit};
+
+// The name of each variant in the snapshot, declared once (`tags.rs`). Format 2's names: a
+// new name is a new format's, and an old one is never reused for another variant.
+
+tags!(Outcome {
+    "completed" => Outcome::Completed { .. } = Outcome::Completed { result: String::new() },
+    "ended" => Outcome::Ended { .. } = Outcome::Ended { code: String::new(), message: String::new() },
+    "aborted" => Outcome::Aborted { .. } = Outcome::Aborted { reason: String::new() },
+    "failed" => Outcome::Failed { .. } = Outcome::Failed { code: String::new(), message: String::new() },
+});
+
+tags!(Wait {
+    "idle" => Wait::Idle = Wait::Idle,
+    "checkpoint" => Wait::Checkpoint(_) = Wait::Checkpoint(ToolJob::default()),
+    "preHook" => Wait::PreHook { .. } = Wait::PreHook { id: 0, job: ToolJob::default() },
+    "approval" => Wait::Approval { .. } = Wait::Approval { ask_ts: 0, job: ToolJob::default() },
+    "tool" => Wait::Tool { .. } = Wait::Tool { id: 0, job: ToolJob::default(), deadline: None },
+    "postHook" => Wait::PostHook { .. } =
+        Wait::PostHook { id: 0, job: ToolJob::default(), text: String::new(), result: Vec::new() },
+    "followup" => Wait::Followup { .. } = Wait::Followup { ask_ts: 0, job: ToolJob::default() },
+    "completionHook" => Wait::CompletionHook { .. } = Wait::CompletionHook { id: 0, job: ToolJob::default() },
+    "completionAnswer" => Wait::CompletionAnswer { .. } =
+        Wait::CompletionAnswer { ask_ts: 0, job: ToolJob::default() },
+    "streamEnd" => Wait::StreamEnd { .. } =
+        Wait::StreamEnd { outcome: Outcome::Completed { result: String::new() } },
+});
+
+tags!(StreamPhase {
+    "open" => StreamPhase::Open { .. } = StreamPhase::Open { deadline: None, received: Received::Nothing },
+    "retryDelay" => StreamPhase::RetryDelay { .. } = StreamPhase::RetryDelay { until: 0 },
+    "retryAsk" => StreamPhase::RetryAsk { .. } = StreamPhase::RetryAsk { ask_ts: 0 },
+    "ended" => StreamPhase::Ended = StreamPhase::Ended,
+    "failedMidStream" => StreamPhase::FailedMidStream { .. } =
+        StreamPhase::FailedMidStream { failure: Failure::default() },
+});
+
+tags!(Received {
+    "nothing" => Received::Nothing = Received::Nothing,
+    "bytes" => Received::Bytes = Received::Bytes,
+    "content" => Received::Content = Received::Content,
+});
+
+tags!(Skip {
+    "nothing" => Skip::Nothing = Skip::Nothing,
+    "afterToolUse" => Skip::AfterToolUse = Skip::AfterToolUse,
+    "afterRejection" => Skip::AfterRejection = Skip::AfterRejection,
+});
+
+tags!(Phase {
+    "notStarted" => Phase::NotStarted = Phase::NotStarted,
+    "startHook" => Phase::AwaitingStartHook { .. } = Phase::AwaitingStartHook { id: 0, content: Vec::new() },
+    "roundStart" => Phase::AwaitingRoundStart { .. } = Phase::AwaitingRoundStart { content: Vec::new(), until: None },
+    "retryAnswer" => Phase::AwaitingRetryAnswer { .. } =
+        Phase::AwaitingRetryAnswer { ask_ts: 0, content: Vec::new() },
+    "mistakeAnswer" => Phase::AwaitingMistakeAnswer { .. } =
+        Phase::AwaitingMistakeAnswer { ask_ts: 0, content: Vec::new() },
+    "resumeAnswer" => Phase::AwaitingResumeAnswer { .. } =
+        Phase::AwaitingResumeAnswer { ask_ts: 0, content: Vec::new(), since: 0 },
+    "round" => Phase::InRound(_) = Phase::InRound(Box::default()),
+    "checkpoint" => Phase::AwaitingCheckpoint { .. } = Phase::AwaitingCheckpoint { id: 0, content: Vec::new() },
+    "finished" => Phase::Finished(_) = Phase::Finished(Outcome::Completed { result: String::new() }),
+});
+
+/// Checks every table of the state (`tags::check`).
+#[cfg(test)]
+pub(crate) fn check_tags() -> Result<(), String> {
+    use super::super::tags::check;
+    check::<Outcome>()?;
+    check::<Wait>()?;
+    check::<StreamPhase>()?;
+    check::<Received>()?;
+    check::<Skip>()?;
+    check::<Phase>()
+}
 
 fn outcome(v: &mut dyn Visit, key: &str, outcome: &mut Outcome) {
     v.begin(key);
-    const STATUSES: [&str; 4] = ["completed", "ended", "aborted", "failed"];
-    let at = match outcome {
-        Outcome::Completed { .. } => 0,
-        Outcome::Ended { .. } => 1,
-        Outcome::Aborted { .. } => 2,
-        Outcome::Failed { .. } => 3,
-    };
-    let at = v.tag("status", &STATUSES, at);
-    if v.reading() {
-        *outcome = match at {
-            0 => Outcome::Completed { result: String::new() },
-            1 => Outcome::Ended { code: String::new(), message: String::new() },
-            2 => Outcome::Aborted { reason: String::new() },
-            _ => Outcome::Failed { code: String::new(), message: String::new() },
-        };
-    }
+    variant(v, "status", outcome);
     match outcome {
         Outcome::Completed { result } => v.text("result", result),
         Outcome::Aborted { reason } => v.text("reason", reason),
@@ -52,47 +112,8 @@ fn job(v: &mut dyn Visit, job: &mut ToolJob) {
 }
 
 fn wait(v: &mut dyn Visit, wait: &mut Wait) {
-    const WAITS: [&str; 10] = [
-        "idle",
-        "checkpoint",
-        "preHook",
-        "approval",
-        "tool",
-        "postHook",
-        "followup",
-        "completionHook",
-        "completionAnswer",
-        "streamEnd",
-    ];
     v.begin("wait");
-    let at = match wait {
-        Wait::Idle => 0,
-        Wait::Checkpoint(_) => 1,
-        Wait::PreHook { .. } => 2,
-        Wait::Approval { .. } => 3,
-        Wait::Tool { .. } => 4,
-        Wait::PostHook { .. } => 5,
-        Wait::Followup { .. } => 6,
-        Wait::CompletionHook { .. } => 7,
-        Wait::CompletionAnswer { .. } => 8,
-        Wait::StreamEnd { .. } => 9,
-    };
-    let at = v.tag("kind", &WAITS, at);
-    if v.reading() {
-        let (id, ask_ts, job) = (0, 0, ToolJob::default());
-        *wait = match at {
-            0 => Wait::Idle,
-            1 => Wait::Checkpoint(job),
-            2 => Wait::PreHook { id, job },
-            3 => Wait::Approval { ask_ts, job },
-            4 => Wait::Tool { id, job, deadline: None },
-            5 => Wait::PostHook { id, job, text: String::new(), result: Vec::new() },
-            6 => Wait::Followup { ask_ts, job },
-            7 => Wait::CompletionHook { id, job },
-            8 => Wait::CompletionAnswer { ask_ts, job },
-            _ => Wait::StreamEnd { outcome: Outcome::Completed { result: String::new() } },
-        };
-    }
+    variant(v, "kind", wait);
     match wait {
         Wait::Idle => {}
         Wait::Checkpoint(j) => job(v, j),
@@ -123,31 +144,12 @@ fn wait(v: &mut dyn Visit, wait: &mut Wait) {
 }
 
 fn stream(v: &mut dyn Visit, stream: &mut StreamPhase) {
-    const STREAMS: [&str; 5] = ["open", "retryDelay", "retryAsk", "ended", "failedMidStream"];
-    const RECEIVED: [&str; 3] = ["nothing", "bytes", "content"];
     v.begin("stream");
-    let at = match stream {
-        StreamPhase::Open { .. } => 0,
-        StreamPhase::RetryDelay { .. } => 1,
-        StreamPhase::RetryAsk { .. } => 2,
-        StreamPhase::Ended => 3,
-        StreamPhase::FailedMidStream { .. } => 4,
-    };
-    let at = v.tag("kind", &STREAMS, at);
-    if v.reading() {
-        *stream = match at {
-            0 => StreamPhase::Open { deadline: None, received: Received::Nothing },
-            1 => StreamPhase::RetryDelay { until: 0 },
-            2 => StreamPhase::RetryAsk { ask_ts: 0 },
-            3 => StreamPhase::Ended,
-            _ => StreamPhase::FailedMidStream { failure: Failure::default() },
-        };
-    }
+    variant(v, "kind", stream);
     match stream {
         StreamPhase::Open { received, .. } => {
             // NOTE: its deadline is not kept: a restored stream is sent again or failed.
-            let at = v.tag("received", &RECEIVED, *received as usize);
-            *received = [Received::Nothing, Received::Bytes, Received::Content].get(at).copied().unwrap_or_default();
+            variant(v, "received", received);
         }
         StreamPhase::RetryDelay { until } => v.number("until", until),
         StreamPhase::RetryAsk { ask_ts } => v.number("askTs", ask_ts),
@@ -243,9 +245,7 @@ fn round(v: &mut dyn Visit, round: &mut Round) {
     index(v, "index", &mut round.index);
     v.optional("indexTs", &mut round.index_ts);
     wait(v, &mut round.wait);
-    const SKIPS: [&str; 3] = ["nothing", "afterToolUse", "afterRejection"];
-    let at = v.tag("skip", &SKIPS, round.skip as usize);
-    round.skip = [Skip::Nothing, Skip::AfterToolUse, Skip::AfterRejection].get(at).copied().unwrap_or_default();
+    variant(v, "skip", &mut round.skip);
     v.flag("contextRetryUsed", &mut round.context_retry_used);
     let usage = &mut round.usage;
     v.begin("usage");
@@ -261,44 +261,8 @@ fn round(v: &mut dyn Visit, round: &mut Round) {
 }
 
 fn phase(v: &mut dyn Visit, phase: &mut Phase) {
-    const PHASES: [&str; 9] = [
-        "notStarted",
-        "startHook",
-        "roundStart",
-        "retryAnswer",
-        "mistakeAnswer",
-        "resumeAnswer",
-        "round",
-        "checkpoint",
-        "finished",
-    ];
     v.begin("phase");
-    let at = match phase {
-        Phase::NotStarted => 0,
-        Phase::AwaitingStartHook { .. } => 1,
-        Phase::AwaitingRoundStart { .. } => 2,
-        Phase::AwaitingRetryAnswer { .. } => 3,
-        Phase::AwaitingMistakeAnswer { .. } => 4,
-        Phase::AwaitingResumeAnswer { .. } => 5,
-        Phase::InRound(_) => 6,
-        Phase::AwaitingCheckpoint { .. } => 7,
-        Phase::Finished(_) => 8,
-    };
-    let at = v.tag("kind", &PHASES, at);
-    if v.reading() {
-        let (id, ask_ts, content) = (0, 0, Vec::new());
-        *phase = match at {
-            0 => Phase::NotStarted,
-            1 => Phase::AwaitingStartHook { id, content },
-            2 => Phase::AwaitingRoundStart { content, until: None },
-            3 => Phase::AwaitingRetryAnswer { ask_ts, content },
-            4 => Phase::AwaitingMistakeAnswer { ask_ts, content },
-            5 => Phase::AwaitingResumeAnswer { ask_ts, content, since: 0 },
-            6 => Phase::InRound(Box::default()),
-            7 => Phase::AwaitingCheckpoint { id, content },
-            _ => Phase::Finished(Outcome::Completed { result: String::new() }),
-        };
-    }
+    variant(v, "kind", phase);
     match phase {
         Phase::NotStarted => {}
         Phase::AwaitingStartHook { id, content } | Phase::AwaitingCheckpoint { id, content } => {

@@ -3,6 +3,7 @@
 //! a parsed snapshot (`writer.rs`, `reader.rs`). Writing and reading each field from one
 //! place keeps the two in step.
 
+use super::super::tags::Tagged;
 use crate::core::conversation::ContentBlock;
 
 /// A direction of the walk. Every method takes a member's key and the field: a writer
@@ -31,9 +32,9 @@ pub(super) trait Visit {
     /// `null`: JSON numbers written by the codec keep 12 decimals, and a resumed task's cost
     /// must add up to the bit.
     fn cost(&mut self, key: &str, value: &mut Option<f64>);
-    /// Which of `names` a tagged object is: a writer writes `names[index]`; a reader returns
-    /// the index it read.
-    fn tag(&mut self, key: &str, names: &[&str], index: usize) -> usize;
+    /// Which variant a tagged object is, by name: a writer writes `name`; a reader returns the
+    /// one of `names` it read (recording an error, and returning `name`, for any other).
+    fn tag(&mut self, key: &str, names: &'static [&'static str], name: &'static str) -> &'static str;
     /// Enters the member `key`, an object: the next visits are its members, until
     /// [`end`](Self::end).
     fn begin(&mut self, key: &str);
@@ -65,4 +66,15 @@ pub(super) fn small(v: &mut dyn Visit, key: &str, value: &mut u32) {
     let mut number = u64::from(*value);
     v.number(key, &mut number);
     *value = u32::try_from(number).unwrap_or(u32::MAX);
+}
+
+/// Visits which variant `value` is, by the name its table gives it ([`Tagged`]): a reader sets
+/// `value` to the named variant with default fields, which the next visits fill.
+pub(super) fn variant<T: Tagged>(v: &mut dyn Visit, key: &str, value: &mut T) {
+    let name = v.tag(key, T::NAMES, value.tag());
+    if v.reading() {
+        if let Some(read) = T::from_tag(name) {
+            *value = read;
+        }
+    }
 }

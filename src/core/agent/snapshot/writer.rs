@@ -190,9 +190,9 @@ impl Visit for Writer {
         }
     }
 
-    fn tag(&mut self, key: &str, names: &[&str], index: usize) -> usize {
-        self.string(key, names.get(index).copied().unwrap_or_default());
-        index
+    fn tag(&mut self, key: &str, _: &'static [&'static str], name: &'static str) -> &'static str {
+        self.string(key, name);
+        name
     }
 
     fn begin(&mut self, key: &str) {

@@ -1,0 +1,163 @@
+//! Names of enum variants, each declared once: the snapshot's writer and reader, [`Task::state`]
+//! and the persist reasons all read the same table, so a name cannot drift between them and a
+//! reordered or mistyped variant is a test failure (`tags_map_back_to_themselves` below), never
+//! a value silently read as another.
+//!
+//! [`Task::state`]: super::Task::state
+
+/// An enum whose variants have names in a stored or public format.
+pub(crate) trait Tagged: Sized {
+    /// Every name, in declaration order.
+    const NAMES: &'static [&'static str];
+    /// The value's name.
+    fn tag(&self) -> &'static str;
+    /// The variant named `name`, its fields at their defaults (a reader fills them next).
+    fn from_tag(name: &str) -> Option<Self>;
+}
+
+/// Implements [`Tagged`] for an enum from one table: `"name" => pattern = value`, where
+/// `pattern` matches the variant and `value` is the variant with default fields.
+macro_rules! tags {
+    ($ty:ty { $($name:literal => $pattern:pat = $value:expr),+ $(,)? }) => {
+        impl $crate::core::agent::tags::Tagged for $ty {
+            const NAMES: &'static [&'static str] = &[$($name),+];
+            fn tag(&self) -> &'static str {
+                match self {
+                    $($pattern => $name),+
+                }
+            }
+            fn from_tag(name: &str) -> Option<Self> {
+                match name {
+                    $($name => Some($value),)+
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+pub(crate) use tags;
+
+/// What a task waits for, in a word ([`Task::state`](super::Task::state)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TaskState {
+    /// Not started.
+    Idle,
+    /// A model stream is open (or about to be).
+    Stream,
+    /// A person is asked.
+    Answer,
+    /// A tool runs.
+    Tool,
+    /// A hook runs.
+    Hook,
+    /// A checkpoint is being saved.
+    Checkpoint,
+    /// A retry delay runs.
+    RetryDelay,
+    /// The reply ended; its blocks are being presented.
+    Presenting,
+    /// The task ended.
+    Finished,
+}
+
+tags!(TaskState {
+    "idle" => TaskState::Idle = TaskState::Idle,
+    "stream" => TaskState::Stream = TaskState::Stream,
+    "answer" => TaskState::Answer = TaskState::Answer,
+    "tool" => TaskState::Tool = TaskState::Tool,
+    "hook" => TaskState::Hook = TaskState::Hook,
+    "checkpoint" => TaskState::Checkpoint = TaskState::Checkpoint,
+    "retryDelay" => TaskState::RetryDelay = TaskState::RetryDelay,
+    "presenting" => TaskState::Presenting = TaskState::Presenting,
+    "finished" => TaskState::Finished = TaskState::Finished,
+});
+
+/// Why the task is stored ([`Effect::Persist`](super::Effect::Persist)'s `reason`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PersistReason {
+    /// Before an ask reaches the person.
+    Ask,
+    /// Before a tool runs.
+    Tool,
+    /// Before a hook runs.
+    Hook,
+    /// Before a checkpoint is saved.
+    Checkpoint,
+    /// Before a retry delay's timer.
+    RetryDelay,
+    /// A message entered the history.
+    Round,
+    /// The task ended.
+    Finished,
+}
+
+tags!(PersistReason {
+    "ask" => PersistReason::Ask = PersistReason::Ask,
+    "tool" => PersistReason::Tool = PersistReason::Tool,
+    "hook" => PersistReason::Hook = PersistReason::Hook,
+    "checkpoint" => PersistReason::Checkpoint = PersistReason::Checkpoint,
+    "retryDelay" => PersistReason::RetryDelay = PersistReason::RetryDelay,
+    "round" => PersistReason::Round = PersistReason::Round,
+    "finished" => PersistReason::Finished = PersistReason::Finished,
+});
+
+impl TaskState {
+    /// The word (`"answer"`, `"retryDelay"`, …).
+    pub fn as_str(self) -> &'static str {
+        self.tag()
+    }
+
+    /// Every word, in declaration order.
+    pub const ALL: &'static [&'static str] = <Self as Tagged>::NAMES;
+}
+
+impl PersistReason {
+    /// The word (`"ask"`, `"round"`, …).
+    pub fn as_str(self) -> &'static str {
+        self.tag()
+    }
+
+    /// Every word, in declaration order.
+    pub const ALL: &'static [&'static str] = <Self as Tagged>::NAMES;
+}
+
+/// Checks a table: each name is unique and maps to a variant whose name is itself.
+#[cfg(test)]
+pub(crate) fn check<T: Tagged>() -> Result<(), String> {
+    for (i, name) in T::NAMES.iter().enumerate() {
+        if T::NAMES.iter().skip(i + 1).any(|other| other == name) {
+            return Err(format!("{name} is declared twice"));
+        }
+        match T::from_tag(name) {
+            Some(value) if value.tag() == *name => {}
+            Some(value) => return Err(format!("{name} reads as {}", value.tag())),
+            None => return Err(format!("{name} reads as nothing")),
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tags_map_back_to_themselves() {
+        check::<TaskState>().unwrap();
+        check::<PersistReason>().unwrap();
+        super::super::snapshot::check_tags().unwrap();
+    }
+
+    #[test]
+    fn a_mistyped_table_is_caught() {
+        #[derive(Debug)]
+        enum Two {
+            A,
+            B,
+        }
+        tags!(Two { "a" => Two::A = Two::A, "b" => Two::B = Two::A });
+        assert_eq!(check::<Two>(), Err("b reads as a".to_owned()));
+        let _ = Two::B;
+    }
+}
