@@ -33,8 +33,18 @@ use reader::Reader;
 use visit::Visit;
 use writer::Writer;
 
-/// The snapshot format this version writes and reads.
+/// The snapshot format this version writes.
+///
+/// The promise: a snapshot written by any released version restores in every later one.
+/// Format 2 is the first released format; its reference files are under
+/// `tests/fixtures/snapshots/v2/` and never change. A new format gets a new number, its own
+/// reference files beside the old ones, and a reader for each earlier format (a migration in
+/// [`Task::restore`]): a format once released is never refused.
 pub const SNAPSHOT_VERSION: u64 = 2;
+
+/// The oldest format [`Task::restore`] reads: the first one released. (Format 1 was only
+/// written by development builds before durable tasks were released.)
+const OLDEST_SNAPSHOT_VERSION: u64 = 2;
 
 /// Why a snapshot cannot become a task.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -141,15 +151,22 @@ impl Task {
         let mut r = Reader::new(&value, "snapshot");
         let mut version = None;
         r.optional("version", &mut version);
+        // NOTE: where a later format's reader goes: each earlier version is read by its own
+        // migration into this version's state, never refused.
         match version {
-            Some(SNAPSHOT_VERSION) => {}
+            Some(OLDEST_SNAPSHOT_VERSION..=SNAPSHOT_VERSION) => {}
             Some(version) => {
+                let why = if version > SNAPSHOT_VERSION {
+                    "it was written by a later version of clew"
+                } else {
+                    "that format was only written by development builds, before snapshots were released"
+                };
                 return Err(SnapshotError {
                     kind: SnapshotErrorKind::Version,
                     message: format!(
-                        "snapshot.version is {version}; this version of clew reads version {SNAPSHOT_VERSION}"
+                        "snapshot.version is {version}: {why}; this version of clew reads versions {OLDEST_SNAPSHOT_VERSION} to {SNAPSHOT_VERSION}"
                     ),
-                })
+                });
             }
             None => return Err(SnapshotError::invalid("snapshot.version is missing or not a whole number")),
         }
