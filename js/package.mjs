@@ -42,6 +42,26 @@ if (!glue.includes("guardClasses(")) {
   const init = /^(\s*)wasm = instance\.exports;$/m;
   if (!init.test(glue)) throw new Error("[build] `wasm = instance.exports;` not found in the bindings");
   glue = glue.replace(init, `$1wasm = clew_wasm_exports(instance.exports, ${JSON.stringify(refReturning)});`);
+  // wasm-bindgen imports a snippet once per function the wasm takes from it unchanged (`import * as
+  // import1 from ".../boundary.js"`, then import2, …) and names each in the wasm's import object:
+  // duplicate keys, which esbuild (and so wrangler) reports as warnings. One of each is enough.
+  const namespaces = new Map();
+  const escape = (text) => text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+  for (const [line, name, module] of glue.matchAll(/^import \* as (\w+) from ("[^"]+");?\n/gm)) {
+    if (!namespaces.has(module)) { namespaces.set(module, name); continue; }
+    const key = new RegExp(`^\\s*${escape(`${module}: ${name},`)}\n`, "m");
+    if (!key.test(glue)) throw new Error(`[build] the import object's ${module}: ${name} not found in the bindings`);
+    glue = glue.replace(line, "").replace(key, "");
+  }
+  const keys = [...glue.matchAll(/^\s*("[^"]+"): \w+,$/gm)].map((m) => m[1]);
+  const twice = keys.filter((key, i) => keys.indexOf(key) !== i);
+  if (twice.length) throw new Error(`[build] the bindings' import object names ${twice.join(", ")} more than once`);
+  // Every entry hands init or initSync the wasm (browser.js its URL), so the bindings' default
+  // never runs; it goes, and with it an `import.meta` that esbuild reports in iife and CommonJS
+  // bundles.
+  const defaultUrl = /^\s*if \(module_or_path === undefined\) \{\n\s*module_or_path = new URL\('clew_bg\.wasm', import\.meta\.url\);\n\s*\}\n/m;
+  if (!defaultUrl.test(glue)) throw new Error("[build] the bindings' default wasm URL not found");
+  glue = glue.replace(defaultUrl, "");
   glue = `import { guardClasses, clew_wasm_exports } from "./snippets/${snippet}/js/boundary.js";\n${glue}
 for (const [value, name] of [${exported.join(", ")}]) Object.defineProperty(value, "name", { value: name, configurable: true });
 guardClasses([${classes.join(", ")}]);\n`;

@@ -1,10 +1,10 @@
 // The installed package through the bundlers web developers use, each with its defaults and
 // no configuration for clew: every bundle runs a small Task (a scripted model stream, a tool,
-// a completion) in headless Chromium or Node.
+// a completion) in headless Chromium or Node, and no bundler warns about a file of the package.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { build as esbuild } from "esbuild";
@@ -16,7 +16,8 @@ import webpack from "webpack";
 import { rspack } from "@rspack/core";
 import { chromium } from "playwright-core";
 import { serve } from "./static-server.mjs";
-import { here } from "./package-dir.mjs";
+import { here, repoRoot, wranglerOptions } from "./package-dir.mjs";
+import { assertNoPackageWarnings, esbuildWarnings, linkPackage } from "./bundler-warnings.mjs";
 
 const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
   "--disable-background-networking", "--disable-component-update", "--disable-sync"];
@@ -89,13 +90,28 @@ function check(result) {
   assert.equal(result.blocks[0].params.path, "b.md");
 }
 
+/** A Vite logger that keeps every warning in `warnings` and prints only errors. */
+function collectingLogger(warnings) {
+  const logger = {
+    hasWarned: false,
+    info() {},
+    warn(message) { logger.hasWarned = true; warnings.push(message); },
+    warnOnce(message) { logger.warn(message); },
+    error(message) { console.error(message); },
+    clearScreen() {},
+    hasErrorLogged: () => false,
+  };
+  return logger;
+}
+
 const HTML = (script, type = "module") => `<!doctype html><html><body><script ${type ? `type="${type}" ` : ""}src="${script}"></script></body></html>`;
 
 test("esbuild, browser defaults (iife), with clew/inline", async () => {
   const { dir, done } = workdir("esbuild-iife");
   try {
     writeFileSync(join(dir, "app.js"), APP("clew/inline", PAGE_REPORT));
-    await esbuild({ entryPoints: [join(dir, "app.js")], bundle: true, outfile: join(dir, "out", "app.js"), nodePaths: [join(here, "node_modules")], logLevel: "error" });
+    const result = await esbuild({ entryPoints: [join(dir, "app.js")], bundle: true, outfile: join(dir, "out", "app.js"), nodePaths: [join(here, "node_modules")], logLevel: "error" });
+    assertNoPackageWarnings("esbuild", esbuildWarnings(result));
     writeFileSync(join(dir, "out", "index.html"), HTML("app.js", ""));
     check(await runInChromium(join(dir, "out")));
   } finally { done(); }
@@ -105,7 +121,9 @@ test("Bun's bundler, browser target, with clew/inline", async () => {
   const { dir, done } = workdir("bun-browser");
   try {
     writeFileSync(join(dir, "app.js"), APP("clew/inline", PAGE_REPORT));
-    execFileSync(join(here, "node_modules", ".bin", "bun"), ["build", "app.js", "--target=browser", "--outdir", "out"], { cwd: dir, stdio: "pipe" });
+    const bun = spawnSync(join(here, "node_modules", ".bin", "bun"), ["build", "app.js", "--target=browser", "--outdir", "out"], { cwd: dir, encoding: "utf8" });
+    assert.equal(bun.status, 0, bun.stderr);
+    assertNoPackageWarnings("Bun", [bun.stderr + bun.stdout]);
     writeFileSync(join(dir, "out", "index.html"), HTML("app.js"));
     check(await runInChromium(join(dir, "out")));
   } finally { done(); }
@@ -115,7 +133,8 @@ test("esbuild --platform=node bundle runs in Node", async () => {
   const { dir, done } = workdir("esbuild-node");
   try {
     writeFileSync(join(dir, "app.js"), APP("clew", "((r) => console.log(JSON.stringify(r)))"));
-    await esbuild({ entryPoints: [join(dir, "app.js")], bundle: true, platform: "node", outfile: join(dir, "out.cjs"), nodePaths: [join(here, "node_modules")], logLevel: "error" });
+    const result = await esbuild({ entryPoints: [join(dir, "app.js")], bundle: true, platform: "node", outfile: join(dir, "out.cjs"), nodePaths: [join(here, "node_modules")], logLevel: "error" });
+    assertNoPackageWarnings("esbuild", esbuildWarnings(result));
     check(JSON.parse(execFileSync(process.execPath, [join(dir, "out.cjs")], { encoding: "utf8" })));
   } finally { done(); }
 });
@@ -135,8 +154,11 @@ test("Rollup with @rollup/plugin-node-resolve", async () => {
   const { dir, done } = workdir("rollup");
   try {
     writeFileSync(join(dir, "app.js"), APP("clew", PAGE_REPORT));
-    const bundle = await rollup({ input: join(dir, "app.js"), plugins: [nodeResolve({ modulePaths: [join(here, "node_modules")] })], onwarn: () => {} });
+    const warnings = [];
+    const onwarn = (w) => warnings.push([w.id ?? w.loc?.file, `[${w.code}] ${w.message}`].filter(Boolean).join(": "));
+    const bundle = await rollup({ input: join(dir, "app.js"), plugins: [nodeResolve({ modulePaths: [join(here, "node_modules")] })], onwarn });
     await bundle.write({ file: join(dir, "out", "app.js"), format: "es" });
+    assertNoPackageWarnings("Rollup", warnings);
     writeFileSync(join(dir, "out", "index.html"), HTML("app.js"));
     check(await runInChromium(join(dir, "out")));
   } finally { done(); }
@@ -159,7 +181,9 @@ for (const [name, build] of [["Vite 7", vite7], ["Vite 8", vite8]]) {
       writeFileSync(join(dir, "worker.js"), APP("clew", "((r) => self.postMessage(r))"));
       mkdirSync(join(dir, "node_modules"), { recursive: true });
       execFileSync("ln", ["-s", join(here, "node_modules", "clew"), join(dir, "node_modules", "clew")]);
-      await build({ root: dir, logLevel: "error", configFile: false, build: { outDir: join(dir, "dist") } });
+      const warnings = [];
+      await build({ root: dir, logLevel: "error", configFile: false, build: { outDir: join(dir, "dist") }, customLogger: collectingLogger(warnings) });
+      assertNoPackageWarnings(name, warnings);
       const assets = readdirSync(join(dir, "dist", "assets"));
       assert.ok(assets.some((f) => f.endsWith(".wasm")), `the .wasm was emitted: ${assets}`);
       const result = await runInChromium(join(dir, "dist"));
@@ -179,6 +203,8 @@ for (const [name, bundle] of [["webpack 5", webpack], ["Rspack", rspack]]) {
         resolve: { modules: [join(here, "node_modules"), "node_modules"] },
       }, (error, stats) => (error ? reject(error) : resolve(stats))));
       assert.ok(!stats.hasErrors(), stats.toString("errors-only"));
+      const { warnings } = stats.toJson({ all: false, warnings: true });
+      assertNoPackageWarnings(name, warnings.map((w) => [w.moduleIdentifier, w.moduleName, w.message].filter(Boolean).join(": ")));
       assert.ok(readdirSync(join(dir, "dist")).some((f) => f.endsWith(".wasm")), "the .wasm was emitted");
       writeFileSync(join(dir, "dist", "index.html"), HTML("app.js", ""));
       check(await runInChromium(join(dir, "dist")));
@@ -194,8 +220,38 @@ test("Parcel 2, `parcel build index.html`", async () => {
     writeFileSync(join(dir, "index.html"), HTML("./app.js"));
     mkdirSync(join(dir, "node_modules"), { recursive: true });
     execFileSync("ln", ["-s", join(here, "node_modules", "clew"), join(dir, "node_modules", "clew")]);
-    execFileSync(join(here, "node_modules", ".bin", "parcel"), ["build", "index.html", "--no-cache", "--cache-dir", join(dir, ".parcel-cache"), "--dist-dir", "dist", "--log-level", "error"], { cwd: dir, stdio: "pipe" });
+    const parcel = spawnSync(join(here, "node_modules", ".bin", "parcel"), ["build", "index.html", "--no-cache", "--cache-dir", join(dir, ".parcel-cache"), "--dist-dir", "dist", "--log-level", "warn"], { cwd: dir, encoding: "utf8" });
+    assert.equal(parcel.status, 0, parcel.stdout + parcel.stderr);
+    assertNoPackageWarnings("Parcel", [parcel.stderr + parcel.stdout]);
     assert.ok(readdirSync(join(dir, "dist")).some((f) => f.endsWith(".wasm")), "the .wasm was emitted");
     check(await runInChromium(join(dir, "dist")));
+  } finally { done(); }
+});
+
+// NOTE: esbuild keeps quiet about some warnings in files under node_modules (as installed from
+// npm), but wrangler printed them for the Durable Object example with the package linked: with
+// clew linked from outside node_modules, esbuild reports every warning (issue 28: 7 duplicate
+// keys in clew.js's wasm import object), and none may name a package file. ES module output
+// only: in an iife or CommonJS bundle esbuild still reports the `import.meta` of the MCP
+// support's run-time import (js/inline.js, js/browser.js), which such a bundle cannot use.
+test("esbuild with the package linked from outside node_modules (as wrangler bundles the Durable Object example, and ES modules for browsers and Node): no warning names a package file", async () => {
+  const { dir, done } = workdir("esbuild-linked");
+  try {
+    const linked = linkPackage(dir);
+    const nodePaths = [join(dir, "node_modules"), join(here, "node_modules")];
+    writeFileSync(join(dir, "app.js"), APP("clew", "console.log"));
+    writeFileSync(join(dir, "inline.js"), APP("clew/inline", "console.log"));
+    const builds = {
+      wrangler: { ...wranglerOptions, entryPoints: [join(repoRoot, "examples", "durable-object", "src", "worker.js")] },
+      browser: { entryPoints: [join(dir, "app.js")], bundle: true, format: "esm", platform: "browser" },
+      "browser, clew/inline": { entryPoints: [join(dir, "inline.js")], bundle: true, format: "esm", platform: "browser" },
+      node: { entryPoints: [join(dir, "app.js")], bundle: true, format: "esm", platform: "node" },
+    };
+    for (const [name, options] of Object.entries(builds)) {
+      const result = await esbuild({ ...options, outdir: join(dir, name.replace(/\W+/g, "-")), nodePaths, metafile: true, logLevel: "silent" });
+      const inputs = Object.keys(result.metafile.inputs).map((p) => join(process.cwd(), p));
+      assert.ok(inputs.some((p) => p.startsWith(linked + "/")), `${name}: the linked copy is bundled: ${inputs.filter((p) => p.includes("clew"))}`);
+      assertNoPackageWarnings(`esbuild (${name})`, esbuildWarnings(result), [linked]);
+    }
   } finally { done(); }
 });

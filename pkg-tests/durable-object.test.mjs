@@ -10,7 +10,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { build } from "esbuild";
 import { Miniflare } from "miniflare";
-import { here, repoRoot, entryFor } from "./package-dir.mjs";
+import { here, repoRoot, entryFor, wranglerOptions } from "./package-dir.mjs";
+import { assertNoPackageWarnings, esbuildWarnings } from "./bundler-warnings.mjs";
 import { anthropicReply, startModelServer } from "./sse-server.mjs";
 
 const exampleDir = join(repoRoot, "examples", "durable-object");
@@ -20,22 +21,15 @@ let bundleDir;
 before(async () => {
   workDir = mkdtempSync(join(here, ".tmp-durable-object-"));
   bundleDir = join(workDir, "bundle");
-  // NOTE: what wrangler does: the `workerd` export condition, `.wasm` imports kept as modules.
   const result = await build({
+    ...wranglerOptions,
     entryPoints: [join(exampleDir, "src", "worker.js")],
-    bundle: true,
-    format: "esm",
-    platform: "neutral",
-    conditions: ["workerd", "worker", "browser"],
-    mainFields: ["module", "main"],
-    external: ["cloudflare:*"],
-    loader: { ".wasm": "copy" },
-    assetNames: "[name]",
     outdir: bundleDir,
     nodePaths: [join(here, "node_modules")],
     metafile: true,
     logLevel: "error",
   });
+  assertNoPackageWarnings("esbuild", esbuildWarnings(result));
   const inputs = Object.keys(result.metafile.inputs).map((p) => join(process.cwd(), p));
   assert.ok(inputs.includes(entryFor(["workerd", "worker", "browser"])), `the workerd entry is bundled: ${inputs}`);
 });

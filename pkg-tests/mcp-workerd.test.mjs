@@ -10,7 +10,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { build } from "esbuild";
 import { Miniflare } from "miniflare";
-import { here, packageDir, entryFor } from "./package-dir.mjs";
+import { here, packageDir, entryFor, wranglerOptions } from "./package-dir.mjs";
+import { assertNoPackageWarnings, esbuildWarnings } from "./bundler-warnings.mjs";
 import { startMcpServer } from "./mcp-server.mjs";
 import { MODES } from "./mcp-helpers.mjs";
 import { SCENARIOS, checkScenario } from "./mcp-checks.mjs";
@@ -49,22 +50,15 @@ let workerUrl;
 before(async () => {
   dir = mkdtempSync(join(here, ".tmp-mcp-workerd-"));
   writeFileSync(join(dir, "worker.mjs"), WORKER);
-  // NOTE: what wrangler does: the `workerd` export condition, `.wasm` imports kept as modules.
   const result = await build({
+    ...wranglerOptions,
     entryPoints: [join(dir, "worker.mjs")],
-    bundle: true,
-    format: "esm",
-    platform: "neutral",
-    conditions: ["workerd", "worker", "browser"],
-    mainFields: ["module", "main"],
-    external: ["cloudflare:*"],
-    loader: { ".wasm": "copy" },
-    assetNames: "[name]",
     outdir: join(dir, "bundle"),
     nodePaths: [join(here, "node_modules")],
     metafile: true,
     logLevel: "error",
   });
+  assertNoPackageWarnings("esbuild", esbuildWarnings(result));
   const inputs = Object.keys(result.metafile.inputs).map((p) => join(process.cwd(), p));
   for (const file of [entryFor(["workerd", "worker", "browser"]), join(packageDir, "mcp-servers.js"), join(packageDir, "mcp-workerd.js")]) {
     assert.ok(inputs.includes(file), `${file} is bundled: ${inputs.filter((p) => p.includes("clew"))}`);

@@ -1,7 +1,8 @@
 // The installed package in a Next.js app as a new user writes it, with no configuration: one
 // App Router app, two route handlers (the Node.js runtime and the Edge runtime) that import
 // "clew" and run a Task against an SSE upstream (a local server), one `next build` with its
-// default bundler (Turbopack), then `next start` and a request to each route.
+// default bundler (Turbopack), which names no file of the package in its output (no warning),
+// then `next start` and a request to each route.
 //
 // next, react and react-dom (pinned below) are installed once into node_modules/.cache/ of
 // pkg-tests (npm's usual cache place, out of git) and reused while their versions match.
@@ -11,6 +12,7 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, 
 import { spawn } from "node:child_process";
 import { dirname, join } from "node:path";
 import { here, packageDir } from "./package-dir.mjs";
+import { assertNoPackageWarnings } from "./bundler-warnings.mjs";
 import { anthropicReply, startModelServer } from "./sse-server.mjs";
 
 /** The versions a new user got from `npm install next react react-dom` when this was written. */
@@ -111,7 +113,8 @@ before(async () => {
 
   const next = join(modules, "next", "dist", "bin", "next");
   t = Date.now();
-  await run(process.execPath, [next, "build"], app);
+  const built = await run(process.execPath, [next, "build"], app);
+  assertNoPackageWarnings("next build", [built]);
   timings["next build"] = Date.now() - t;
 
   t = Date.now();

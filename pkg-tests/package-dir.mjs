@@ -29,3 +29,15 @@ export function workerOptions(scriptPath) {
     compatibilityDate: "2025-09-01",
   };
 }
+
+/** esbuild options as wrangler bundles a Worker: the `workerd` export condition, `.wasm` imports kept as modules. */
+export const wranglerOptions = {
+  bundle: true,
+  format: "esm",
+  platform: "neutral",
+  conditions: ["workerd", "worker", "browser"],
+  mainFields: ["module", "main"],
+  external: ["cloudflare:*"],
+  loader: { ".wasm": "copy" },
+  assetNames: "[name]",
+};
