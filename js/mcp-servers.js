@@ -190,11 +190,16 @@ function promptOf(servers, native) {
   return out;
 }
 
-/** Lists a server's tools, resources and resource templates (the last two when it has them). */
+/**
+ * Lists a server's tools, resources and resource templates (the last two when it has them).
+ * A tool that requires MCP's task-based execution (`execution.taskSupport: "required"`) is
+ * left out: callTool cannot run it (the SDK's client refuses it), so it is not offered.
+ */
 async function listServer(state) {
   const client = state.client;
   if (!client || typeof client.listTools !== "function") throw new TypeError("its client has no listTools method");
-  state.tools = (await paged(client, "listTools", "tools")).filter((t) => t && typeof t.name === "string").map((tool) => ({
+  const callable = (t) => t && typeof t.name === "string" && !(t.execution && t.execution.taskSupport === "required");
+  state.tools = (await paged(client, "listTools", "tools")).filter(callable).map((tool) => ({
     name: tool.name,
     description: typeof tool.description === "string" ? tool.description : (tool.title ?? ""),
     inputSchema: tool.inputSchema && typeof tool.inputSchema === "object" ? tool.inputSchema : { type: "object" },

@@ -398,6 +398,38 @@ for (const mode of MODES) {
     const failed = resultIn(requests[2], mode, "call_2");
     assert.match(failed.text, /Error executing use_mcp_tool: .*kaboom/, failed.text);
   });
+
+  test(`${mode}: a tool that requires task-based execution (execution.taskSupport "required") is not offered; "optional", "forbidden" and none are`, async () => {
+    const called = [];
+    const tool = (name, execution) => ({ name, description: `The ${name} tool.`, inputSchema: { type: "object", properties: {} }, ...(execution && { execution }) });
+    const client = {
+      listTools: async () => ({
+        tools: [tool("plain"), tool("optional_task", { taskSupport: "optional" }), tool("forbidden_task", { taskSupport: "forbidden" }), tool("task_only", { taskSupport: "required" })],
+      }),
+      callTool: async (params) => { called.push(params.name); return { content: [{ type: "text", text: `${params.name} ran` }] }; },
+    };
+    const { outcome, requests } = await run({
+      mode,
+      mcpServers: [{ name: "jobs", client, autoApprove: ["plain", "task_only"] }],
+      replies: [useTool(mode, "jobs", "task_only", "{}"), useTool(mode, "jobs", "plain", "{}", "call_2")],
+    });
+    assert.equal(outcome.status, "completed", show(outcome));
+    const first = requests[0];
+    for (const name of ["plain", "optional_task", "forbidden_task"]) {
+      assert.ok(first.system.includes(`- ${name}: The ${name} tool.`), `the system prompt offers ${name}:\n${first.system}`);
+    }
+    assert.ok(!first.system.includes("task_only"), `the system prompt does not name task_only:\n${first.system}`);
+    if (mode === "native") {
+      const names = first.tools.map((t) => t.name).filter((name) => name.startsWith("jobs0mcp0"));
+      assert.deepEqual(names, ["jobs0mcp0plain", "jobs0mcp0optional_task", "jobs0mcp0forbidden_task"]);
+    }
+    // Called anyway, it never reaches the client: the model is told it is not there.
+    const refused = resultIn(requests[1], mode);
+    assert.match(refused.text, /task_only/, refused.text);
+    assert.doesNotMatch(refused.text, /task_only ran/, refused.text);
+    assert.match(resultIn(requests[2], mode, "call_2").text, /plain ran/);
+    assert.deepEqual(called, ["plain"]);
+  });
 }
 
 test("clew/mcp: connectMcpServer gives a client a task can use", async () => {
