@@ -1,20 +1,46 @@
 // One life of a scripted task, in its own module instance (a worker thread): run it from
 // the start, or restore it from a snapshot's JSON text and resume. With `stopAt` (`{ what,
 // nth }`), the `nth` waiting point of that kind (an ask, a tool, a persist, a retry's notice)
-// takes a snapshot a moment later, posts it, and the worker waits there to be terminated:
-// the process that held the task dies with it. The final message lists every point passed.
+// takes a snapshot, posts it, and the worker waits there to be terminated: the process that
+// held the task dies with it. A wait for a person (an ask, and the persist before it) is
+// snapshotted the moment it begins, as a host that dies there would have stored it; any other
+// point a moment later. The final message lists every point passed.
+//
+// The model is `model.request` playing `script` (Anthropic SSE bodies, or `{ status, body }`
+// for an error), one SSE event per read, so that every life of the task reads its replies in
+// the same pieces: how a network cuts a reply changes what is shown while it streams (a
+// message shown partially, or a tag's first characters shown as an empty text), and the
+// lives must be comparable exactly. A life goes on with the replies after the `served` the
+// life before it had asked for, as a model server would.
 import { parentPort, workerData } from "node:worker_threads";
 import { Task } from "clew";
 
-const { url, stopAt, snapshot } = workerData;
+const { script, stopAt, snapshot } = workerData;
+let served = workerData.served ?? 0;
 const trail = [];
+const asks = [];
 let task;
 
-async function point(what) {
+const encoder = new TextEncoder();
+function request() {
+  const reply = script[served++];
+  if (reply === undefined) return new Response(JSON.stringify({ error: { message: "script ended" } }), { status: 500 });
+  if (typeof reply === "object") return new Response(reply.body, { status: reply.status, headers: { "content-type": "application/json" } });
+  const events = reply.split(/(?<=\n\n)/).map((event) => encoder.encode(event));
+  let at = 0;
+  return new ReadableStream({
+    pull(controller) {
+      if (at < events.length) controller.enqueue(events[at++]);
+      else controller.close();
+    },
+  });
+}
+
+async function point(what, { now = false, ask } = {}) {
   trail.push(what);
   if (!stopAt || what !== stopAt.what || trail.filter((w) => w === what).length !== stopAt.nth) return;
-  await new Promise((resolve) => setTimeout(resolve, 30));
-  parentPort.postMessage({ snapshot: JSON.stringify(task.snapshot()), what, state: task.state });
+  if (!now) await new Promise((resolve) => setTimeout(resolve, 30));
+  parentPort.postMessage({ snapshot: JSON.stringify(task.snapshot()), what, state: task.state, served, ask });
   await new Promise(() => {});
 }
 
@@ -32,19 +58,21 @@ const file = (name) => ({
 });
 
 const options = {
-  model: { format: "anthropic", id: "claude-test", apiKey: "k", baseUrl: url, info: { inputPrice: 3, outputPrice: 15 } },
+  model: { format: "anthropic", id: "claude-test", request, info: { inputPrice: 3, outputPrice: 15 } },
   tools: [file("read_file"), file("write_file"), file("check_file")],
   autoApprove: { readOnly: true },
   retry: { baseDelayMs: 300 },
   say: (m) => { if (m.say === "error_retry") return point("say error_retry"); },
   ask: async (m) => {
     if (m.partial) return undefined;
-    await point(`ask ${m.ask}`);
+    const ask = { ts: m.ts, ask: m.ask, text: m.text };
+    asks.push(ask);
+    await point(`ask ${m.ask}`, { now: true, ask });
     if (m.ask === "followup") return { response: "messageResponse", text: "the second one" };
     if (m.ask === "tool" && m.text.includes("\"c\"")) return { response: "noButtonClicked" };
     return { response: "yesButtonClicked" };
   },
-  persist: (changes, { reason }) => point(`persist ${reason}`),
+  persist: (changes, { reason }) => point(`persist ${reason}`, { now: reason === "ask" }),
 };
 
 task = snapshot === undefined ? new Task(options) : Task.restore(JSON.parse(snapshot), options);
@@ -52,14 +80,9 @@ const outcome = await (snapshot === undefined ? task.start("tidy the files") : t
 parentPort.postMessage({
   done: true,
   trail,
+  asks,
   outcome: { status: outcome.status, result: outcome.result, code: outcome.error?.code },
   history: task.history,
-  // NOTE: `partial: false` marks a message that was shown while it streamed, and an empty
-  // text message is a tag's first characters shown before the tag was known: both depend on
-  // how the network cut the reply, in any run.
-  messages: task.messages
-    .filter((m) => !(m.say === "text" && m.text === ""))
-    .map(({ ts, partial, ...rest }) => (partial ? { ...rest, partial } : rest)),
-  ts: task.messages.map((m) => m.ts),
+  messages: task.messages,
   usage: task.usage,
 });
