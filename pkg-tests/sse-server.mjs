@@ -41,9 +41,11 @@ export function openaiReply(text) {
 
 /**
  * Starts a server answering POSTs with `replies[path]` in order. A reply is an SSE string,
- * `{ status, body, headers }` for an error, or `{ stall }`: the SSE string `stall`, sent in
+ * `{ status, body, headers }` for an error, `{ stall }`: the SSE string `stall`, sent in
  * the same small pieces, after which the response stays open and silent (a model that stops
- * mid-reply) until the client goes away or the server closes.
+ * mid-reply) until the client goes away or the server closes, or `{ pieces, delayMs }`: each
+ * string of `pieces` written whole, `delayMs` apart (a model that streams slowly), then the end
+ * (its time in the request's `endedAt`).
  */
 export async function startModelServer(replies) {
   const received = [];
@@ -51,7 +53,8 @@ export async function startModelServer(replies) {
   const server = createServer(async (req, res) => {
     let body = "";
     for await (const piece of req) body += piece;
-    received.push({ path: req.url, headers: req.headers, body: body ? JSON.parse(body) : null });
+    const entry = { path: req.url, headers: req.headers, body: body ? JSON.parse(body) : null, at: Date.now() };
+    received.push(entry);
     const n = served[req.url] = (served[req.url] ?? 0) + 1;
     const reply = (replies[req.url] ?? [])[n - 1];
     if (reply === undefined) {
@@ -66,6 +69,17 @@ export async function startModelServer(replies) {
         res.write(bytes.subarray(at, at + 61));
         await new Promise((resolve) => setImmediate(resolve));
       }
+      return;
+    }
+    if (typeof reply === "object" && Array.isArray(reply.pieces)) {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      for (const [i, piece] of reply.pieces.entries()) {
+        if (i > 0) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
+        if (res.destroyed) return;
+        res.write(piece);
+      }
+      res.end();
+      entry.endedAt = Date.now();
       return;
     }
     if (typeof reply === "object") {
