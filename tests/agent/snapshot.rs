@@ -545,3 +545,39 @@ fn the_typescript_unions_are_the_cores_words() {
     assert_eq!(typescript_union("TaskState"), TaskState::ALL);
     assert_eq!(typescript_union("PersistReason"), PersistReason::ALL);
 }
+
+#[test]
+fn a_task_restored_while_a_tool_ran_during_its_reply_ends_the_reply_at_that_call() {
+    let config = TaskConfig { auto_approve: clew::agent::AutoApprove { read_only: true, all: false }, ..config() };
+    let script = || {
+        vec![text(&["Let me look.\n<read><path>a</path></read>", "\nAnd then I <wri", "te><path>"]), completion("ok")]
+    };
+    let mut h = Harness::new(config.clone(), script());
+    h.tool = Box::new(|_, _| None);
+    h.pause = Some(Box::new(|task| task.state() == "tool" && task.is_streaming()));
+    h.start("t");
+    assert!(h.task.is_streaming(), "the read runs while the reply streams");
+    let mut rest = restored(&mut h, config, script());
+    rest.run();
+    assert_eq!(rest.history_texts(1), vec!["Let me look.\n<read><path>a</path></read>"], "ended at the call");
+    assert!(rest.history_texts(2)[0].starts_with("[read for 'a'] Result:"), "{:?}", rest.history_texts(2));
+    assert!(rest.says_of("error_retry").is_empty(), "no retry");
+    assert_eq!(rest.requests.len(), 1, "only the next round's request");
+    assert_eq!(rest.api_reqs()[0]["usageComplete"], false);
+    assert!(rest.api_reqs()[1].get("usageComplete").is_none());
+    assert!(matches!(rest.outcome(), Some(Outcome::Completed { .. })));
+}
+
+#[test]
+fn a_task_restored_in_the_middle_of_a_calls_text_still_resumes_as_a_mid_stream_failure() {
+    let script =
+        || vec![text(&["Let me look.\n<write><path>a</pa", "th><content>x</content></write>"]), completion("ok")];
+    let mut h = Harness::new(config(), script());
+    h.pause = Some(Box::new(|task| task.messages().iter().any(|m| m.text.contains("\"path\":\"a\""))));
+    h.start("t");
+    let mut rest = restored(&mut h, config(), script());
+    rest.run();
+    assert!(rest.history_texts(1)[0].ends_with(INTERRUPTED_BY_API_ERROR), "{:?}", rest.history_texts(1));
+    assert_eq!(rest.says_of("error_retry").len(), 1);
+    assert!(rest.tool_calls.is_empty(), "the cut call never runs");
+}
