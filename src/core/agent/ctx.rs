@@ -150,6 +150,9 @@ impl Ctx {
         info.set("cacheWrites", usage.cache_write_tokens.unwrap_or(0));
         info.set("cacheReads", usage.cache_read_tokens.unwrap_or(0));
         info.set("cost", cost);
+        if round.usage_incomplete {
+            info.set("usageComplete", false);
+        }
         if let Some((reason, text)) = cancel {
             info.set("cancelReason", reason);
             if !text.is_empty() {

@@ -289,7 +289,8 @@ impl Task {
                 });
             }
         }
-        content.splice(0..0, results);
+        results.append(content);
+        *content = results;
     }
 
     /// A failure that ended its round (mid-stream, or an empty reply): the next round sends

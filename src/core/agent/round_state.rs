@@ -173,6 +173,10 @@ pub(crate) struct Round {
     pub(crate) paced: Option<(Paced, u64)>,
     /// The last partial update sent: message ts and time.
     pub(crate) last_partial: Option<(u64, u64)>,
+    /// The reply was cut at a complete block when a restored task resumed, so part of its
+    /// usage never arrived. (Not in snapshots: it is read when the reply ends, in the same
+    /// call that set it.)
+    pub(crate) usage_incomplete: bool,
 }
 
 impl Default for Round {
@@ -205,6 +209,7 @@ impl Default for Round {
             usage: Usage::default(),
             paced: None,
             last_partial: None,
+            usage_incomplete: false,
         }
     }
 }

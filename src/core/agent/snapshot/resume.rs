@@ -9,8 +9,7 @@ use super::super::round_state::{Item, Received, Round, StreamPhase, Wait};
 use super::super::task::{Ctx, Phase, Task};
 use super::super::texts;
 use super::super::tool_job;
-use crate::core::json::Json;
-use crate::core::parser::{parse_raw, IncrementalParser, RawBlock, ToolSet};
+use crate::core::parser::IncrementalParser;
 use crate::core::stream::{StreamDecoder, StreamError, ToolCallAssembler, Usage};
 
 impl Ctx {
@@ -47,25 +46,28 @@ impl Ctx {
     /// A task restored while its reply still streamed, at a complete tool block (a tool,
     /// hook or checkpoint of a call that ran at once, a call waiting for the reply's end, or,
     /// in snapshots written before issue 28, a person asked while the reply streamed): the
-    /// reference stops reading after a tool call anyway, so the reply ends at that block, with
-    /// no notice and no retry. What of the round's usage never arrived is said so
-    /// (`usageComplete: false` on its `api_req_started`). Returns false, changing nothing,
-    /// when the current block is not a complete tool block of the text.
-    fn end_reply_at_block(&mut self, round: &mut Round) -> bool {
+    /// reference stops reading after a tool call anyway, so the reply is cut just after that
+    /// block, and then ends as a whole reply does, with no notice and no retry (what of the
+    /// round's usage never arrived is said so: `usageComplete: false`). Returns false,
+    /// changing nothing, when the current block is not a complete tool block of the text.
+    fn cut_reply_at_block(&mut self, round: &mut Round) -> bool {
         let Some(Item::Parsed(n)) = round.items.get(round.index).copied() else { return false };
         let earlier_native =
             round.items.get(..round.index).unwrap_or_default().iter().any(|i| matches!(i, Item::Native(_)));
-        if earlier_native || !round.parsed(n).is_some_and(|b| b.tool_name().is_some() && !b.is_partial()) {
+        let name = round.parsed(n).filter(|b| !b.is_partial()).and_then(|b| b.tool_name()).map(str::to_owned);
+        if earlier_native || name.is_none() {
             return false;
         }
-        let tools = Rc::clone(round.parser.tool_set());
+        // NOTE: the text again, a character at a time (linear: a push costs its own length),
+        // until the block is complete: the parser then holds the reply cut just after it.
+        let mut parser = IncrementalParser::new(Rc::clone(round.parser.tool_set()));
         let text = round.parser.text();
-        let Some(kept) = tool_block_end(text, &tools, n).and_then(|end| text.get(..end)) else { return false };
-        let mut parser = IncrementalParser::new(tools);
-        parser.push(kept);
-        let same = parser.len() == n + 1
-            && parser.block(n).map(|b| b.to_block()) == round.parser.block(n).map(|b| b.to_block());
-        if !same {
+        let mut pieces = text.char_indices();
+        while !parser.block(n).is_some_and(|b| !b.is_partial()) {
+            let Some(piece) = pieces.next().and_then(|(at, c)| text.get(at..at + c.len_utf8())) else { return false };
+            parser.push(piece);
+        }
+        if parser.len() != n + 1 || parser.block(n).and_then(|b| b.tool_name()) != name.as_deref() {
             return false;
         }
         round.parser = parser;
@@ -73,53 +75,9 @@ impl Ctx {
         round.items.truncate(round.index + 1);
         round.parsed_known = n + 1;
         round.natives_from = None;
-        round.stream = StreamPhase::Ended;
-        round.decoder = None;
-        self.finish_reasoning(round);
-        self.record_reply(round, None);
-        self.finish_api_req(round, None);
-        self.mark_usage_incomplete(round.api_req_ts);
+        round.usage_incomplete = true;
         true
     }
-
-    /// Adds `usageComplete: false` to an `api_req_started` message.
-    fn mark_usage_incomplete(&mut self, ts: u64) {
-        let Some(message) = self.transcript.get_mut(ts) else { return };
-        let Some(mut info) = Json::parse(&message.text).ok().filter(Json::is_object) else { return };
-        info.set("usageComplete", false);
-        message.text = info.to_string();
-        self.emit_message(ts);
-    }
-}
-
-/// Where the complete tool block `n` of `text` ends (just after its closing tag): the
-/// shortest prefix in which the block is complete. `None` when it is not complete in the
-/// whole text.
-fn tool_block_end(text: &str, tools: &ToolSet, n: usize) -> Option<usize> {
-    let complete = |end: usize| {
-        text.get(..end).is_some_and(
-            |prefix| matches!(parse_raw(prefix, tools).get(n), Some(RawBlock::ToolUse(call)) if !call.partial),
-        )
-    };
-    if !complete(text.len()) {
-        return None;
-    }
-    // NOTE: the predicate only turns true once the closing tag is in the prefix and stays
-    // true: a binary search over character boundaries, a full parse per step (restore only).
-    let (mut incomplete, mut done) = (0, text.len());
-    while done - incomplete > 1 {
-        let middle = incomplete + (done - incomplete) / 2;
-        let boundary = (middle..done)
-            .find(|&i| text.is_char_boundary(i))
-            .or_else(|| (incomplete + 1..middle).rev().find(|&i| text.is_char_boundary(i)));
-        let Some(at) = boundary else { break };
-        if complete(at) {
-            done = at;
-        } else {
-            incomplete = at;
-        }
-    }
-    Some(done)
 }
 
 impl Task {
@@ -143,12 +101,14 @@ impl Task {
         self.rebase_clock(now);
         self.ctx.tick(now);
         self.ctx.wake = None;
-        if let Phase::InRound(round) = &mut self.phase {
-            // NOTE: before the wait is asked for again, so that the reply is stored first.
-            if matches!(round.stream, StreamPhase::Open { received: Received::Content, .. }) {
-                self.ctx.end_reply_at_block(round);
+        // NOTE: the reply is cut before the wait is taken up (a tool whose outcome is unknown
+        // completes its block at once), and ends once it has been (below).
+        let cut = match &mut self.phase {
+            Phase::InRound(round) if matches!(round.stream, StreamPhase::Open { received: Received::Content, .. }) => {
+                self.ctx.cut_reply_at_block(round)
             }
-        }
+            _ => false,
+        };
         if let Some(id) = self.ctx.initial_checkpoint {
             self.ctx.effects.push_back(Effect::SaveCheckpoint { id, kind: CheckpointKind::Initial });
         }
@@ -187,8 +147,13 @@ impl Task {
         if let Phase::InRound(round) = &mut self.phase {
             match round.stream {
                 StreamPhase::Open { received: Received::Content, .. } => {
-                    let error = StreamError::Incomplete { expected: "the end of the reply (the task was restored)" };
-                    self.stream_failed(&error);
+                    if cut {
+                        self.end_of_stream();
+                    } else {
+                        let error =
+                            StreamError::Incomplete { expected: "the end of the reply (the task was restored)" };
+                        self.stream_failed(&error);
+                    }
                 }
                 StreamPhase::Open { .. } => self.ctx.reopen_stream(round),
                 _ => {}

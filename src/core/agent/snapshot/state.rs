@@ -36,8 +36,7 @@ tags!(Wait {
     "completionHook" => Wait::CompletionHook { .. } = Wait::CompletionHook { id: 0, job: ToolJob::default() },
     "completionAnswer" => Wait::CompletionAnswer { .. } =
         Wait::CompletionAnswer { ask_ts: 0, job: ToolJob::default() },
-    "streamEnd" => Wait::StreamEnd { .. } =
-        Wait::StreamEnd { outcome: Outcome::Completed { result: String::new() } },
+    "streamEnd" => Wait::StreamEnd { .. } = Wait::StreamEnd { outcome: Outcome::Completed { result: String::new() } },
 });
 
 tags!(StreamPhase {
@@ -64,7 +63,8 @@ tags!(Skip {
 tags!(Phase {
     "notStarted" => Phase::NotStarted = Phase::NotStarted,
     "startHook" => Phase::AwaitingStartHook { .. } = Phase::AwaitingStartHook { id: 0, content: Vec::new() },
-    "roundStart" => Phase::AwaitingRoundStart { .. } = Phase::AwaitingRoundStart { content: Vec::new(), until: None },
+    "roundStart" => Phase::AwaitingRoundStart { .. } =
+        Phase::AwaitingRoundStart { content: Vec::new(), until: None },
     "retryAnswer" => Phase::AwaitingRetryAnswer { .. } =
         Phase::AwaitingRetryAnswer { ask_ts: 0, content: Vec::new() },
     "mistakeAnswer" => Phase::AwaitingMistakeAnswer { .. } =
@@ -72,7 +72,8 @@ tags!(Phase {
     "resumeAnswer" => Phase::AwaitingResumeAnswer { .. } =
         Phase::AwaitingResumeAnswer { ask_ts: 0, content: Vec::new(), since: 0 },
     "round" => Phase::InRound(_) = Phase::InRound(Box::default()),
-    "checkpoint" => Phase::AwaitingCheckpoint { .. } = Phase::AwaitingCheckpoint { id: 0, content: Vec::new() },
+    "checkpoint" => Phase::AwaitingCheckpoint { .. } =
+        Phase::AwaitingCheckpoint { id: 0, content: Vec::new() },
     "finished" => Phase::Finished(_) = Phase::Finished(Outcome::Completed { result: String::new() }),
 });
 
@@ -80,12 +81,12 @@ tags!(Phase {
 #[cfg(test)]
 pub(crate) fn check_tags() -> Result<(), String> {
     use super::super::tags::check;
-    check::<Outcome>()?;
-    check::<Wait>()?;
-    check::<StreamPhase>()?;
-    check::<Received>()?;
-    check::<Skip>()?;
-    check::<Phase>()
+    check(Outcome::Aborted { reason: String::new() })?;
+    check(Wait::default())?;
+    check(StreamPhase::default())?;
+    check(Received::default())?;
+    check(Skip::default())?;
+    check(Phase::default())
 }
 
 fn outcome(v: &mut dyn Visit, key: &str, outcome: &mut Outcome) {

@@ -73,8 +73,6 @@ pub(super) fn small(v: &mut dyn Visit, key: &str, value: &mut u32) {
 pub(super) fn variant<T: Tagged>(v: &mut dyn Visit, key: &str, value: &mut T) {
     let name = v.tag(key, T::NAMES, value.tag());
     if v.reading() {
-        if let Some(read) = T::from_tag(name) {
-            *value = read;
-        }
+        value.set_tag(name);
     }
 }
