@@ -11,9 +11,9 @@ pub(crate) trait Tagged: Sized {
     const NAMES: &'static [&'static str];
     /// The value's name.
     fn tag(&self) -> &'static str;
-    /// Makes the value the variant named `name`, its fields at their defaults (a reader fills
-    /// them next); false, leaving it as it was, for a name of no variant.
-    fn set_tag(&mut self, name: &str) -> bool;
+    /// Makes the value the variant named `NAMES[index]`, its fields at their defaults (a reader
+    /// fills them next); false, leaving it as it was, past the end of `NAMES`.
+    fn set_tag(&mut self, index: usize) -> bool;
 }
 
 /// Implements [`Tagged`] for an enum from one table: `"name" => pattern = value`, where
@@ -27,12 +27,19 @@ macro_rules! tags {
                     $($pattern => $name),+
                 }
             }
-            fn set_tag(&mut self, name: &str) -> bool {
-                *self = match name {
-                    $($name => $value,)+
-                    _ => return false,
-                };
-                true
+            fn set_tag(&mut self, index: usize) -> bool {
+                // NOTE: by position, as NAMES lists them (a reader found the name there):
+                // cheaper than matching the name's text again.
+                let mut at = 0;
+                $(
+                    if index == at {
+                        *self = $value;
+                        return true;
+                    }
+                    at += 1;
+                )+
+                let _ = at;
+                false
             }
         }
     };
@@ -132,7 +139,7 @@ pub(crate) fn check<T: Tagged>(mut value: T) -> Result<(), String> {
         if T::NAMES.iter().skip(i + 1).any(|other| other == name) {
             return Err(format!("{name} is declared twice"));
         }
-        if !value.set_tag(name) {
+        if !value.set_tag(i) {
             return Err(format!("{name} reads as nothing"));
         }
         if value.tag() != *name {

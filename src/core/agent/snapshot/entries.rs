@@ -70,7 +70,7 @@ pub(super) fn read_messages(items: &[Json], at: &str, restamp: bool) -> Result<V
     let mut out: Vec<Message> = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
         let mut r = Reader::new(item, &format!("{at}[{i}]"));
-        let is_say = r.tag("type", &["say", "ask"], "say") == "say";
+        let is_say = r.tag("type", &["say", "ask"], "say") == 0;
         let mut name = String::new();
         r.text(if is_say { "say" } else { "ask" }, &mut name);
         let (kind, other_kind) = match (is_say, SayKind::parse(&name), AskKind::parse(&name)) {

@@ -195,12 +195,12 @@ impl Visit for Reader<'_> {
         });
     }
 
-    fn tag(&mut self, key: &str, names: &'static [&'static str], name: &'static str) -> &'static str {
+    fn tag(&mut self, key: &str, names: &[&str], _: &str) -> usize {
         let mut read = String::new();
         self.text(key, &mut read);
-        names.iter().find(|n| **n == read).copied().unwrap_or_else(|| {
+        names.iter().position(|n| *n == read).unwrap_or_else(|| {
             self.fail(key, "is not one this version knows");
-            name
+            names.len()
         })
     }
 

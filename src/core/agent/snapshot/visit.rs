@@ -33,8 +33,9 @@ pub(super) trait Visit {
     /// must add up to the bit.
     fn cost(&mut self, key: &str, value: &mut Option<f64>);
     /// Which variant a tagged object is, by name: a writer writes `name`; a reader returns the
-    /// one of `names` it read (recording an error, and returning `name`, for any other).
-    fn tag(&mut self, key: &str, names: &'static [&'static str], name: &'static str) -> &'static str;
+    /// position in `names` of the one it read (recording an error, and returning a position
+    /// past the end, for any other).
+    fn tag(&mut self, key: &str, names: &[&str], name: &str) -> usize;
     /// Enters the member `key`, an object: the next visits are its members, until
     /// [`end`](Self::end).
     fn begin(&mut self, key: &str);
@@ -71,8 +72,8 @@ pub(super) fn small(v: &mut dyn Visit, key: &str, value: &mut u32) {
 /// Visits which variant `value` is, by the name its table gives it ([`Tagged`]): a reader sets
 /// `value` to the named variant with default fields, which the next visits fill.
 pub(super) fn variant<T: Tagged>(v: &mut dyn Visit, key: &str, value: &mut T) {
-    let name = v.tag(key, T::NAMES, value.tag());
+    let at = v.tag(key, T::NAMES, value.tag());
     if v.reading() {
-        value.set_tag(name);
+        value.set_tag(at);
     }
 }

@@ -190,9 +190,9 @@ impl Visit for Writer {
         }
     }
 
-    fn tag(&mut self, key: &str, _: &'static [&'static str], name: &'static str) -> &'static str {
+    fn tag(&mut self, key: &str, _: &[&str], name: &str) -> usize {
         self.string(key, name);
-        name
+        0
     }
 
     fn begin(&mut self, key: &str) {
