@@ -5,6 +5,7 @@ import { copyFileSync, existsSync, readdirSync, readFileSync, rmSync, writeFileS
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { execFileSync } from "node:child_process";
+import { shortenWasmNames } from "../scripts/wasm-names.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const pkg = resolve(root, process.argv[2] ?? "pkg");
@@ -36,6 +37,13 @@ const classes = [...glue.matchAll(/^export class (\w+)/gm)].map((m) => m[1]);
 // although the bindings are minified without --keep-names, which would wrap every function.
 const exported = [...glue.matchAll(/^export (?:class|function) (\w+)/gm)].map((m) => `[${m[1]}, "${m[1]}"]`);
 if (!glue.includes("guardClasses(")) {
+  // Short names for the wasm's hashed imports and closure exports (scripts/wasm-names.mjs).
+  const shortened = shortenWasmNames(readFileSync(join(pkg, "clew_bg.wasm")), glue);
+  glue = shortened.glue;
+  writeFileSync(join(pkg, "clew_bg.wasm"), shortened.wasm);
+  const rawTypes = join(pkg, "clew_bg.wasm.d.ts");
+  writeFileSync(rawTypes, readFileSync(rawTypes, "utf8").replace(
+    /\bwasm_bindgen__convert__closures_+invoke__h[0-9a-f]{16}\b/g, (name) => shortened.exportNames.get(name) ?? name));
   // The exports that return one externref (`any` in the generated declarations) are called
   // through a Proxy: js/boundary.js `clew_wasm_exports`.
   const refReturning = [...readFileSync(join(pkg, "clew_bg.wasm.d.ts"), "utf8").matchAll(/^export const (\w+): \(.*\) => any;$/gm)].map((m) => m[1]);
