@@ -248,6 +248,29 @@ fn calls_pair_with_results(messages: &[clew::conversation::Message]) -> Result<(
     Ok(())
 }
 
+/// The same request as OpenAI Chat Completions would get it: every `tool_calls` entry of an
+/// assistant message is answered by exactly one `tool` message right after it.
+fn openai_calls_pair_with_results(request: &clew::request::ModelRequest) -> Result<(), String> {
+    let http = clew::request::build_request(Format::OpenAi, request);
+    let body: serde_json::Value = serde_json::from_str(&http.body).map_err(|e| e.to_string())?;
+    let messages = body["messages"].as_array().cloned().unwrap_or_default();
+    for (i, message) in messages.iter().enumerate() {
+        let Some(calls) = message["tool_calls"].as_array() else { continue };
+        let answers: Vec<&str> = messages[i + 1..]
+            .iter()
+            .take_while(|m| m["role"] == "tool")
+            .filter_map(|m| m["tool_call_id"].as_str())
+            .collect();
+        for call in calls {
+            let id = call["id"].as_str().unwrap_or_default();
+            if answers.iter().filter(|a| **a == id).count() != 1 {
+                return Err(format!("message {i}: the call {id} has {answers:?} as results"));
+            }
+        }
+    }
+    Ok(())
+}
+
 #[test]
 fn a_native_call_cut_by_a_failure_at_any_point_still_gets_exactly_one_result() {
     let script = || {
@@ -273,6 +296,7 @@ fn a_native_call_cut_by_a_failure_at_any_point_still_gets_exactly_one_result() {
             calls_pair_with_results(h.task.history()).unwrap_or_else(|e| panic!("{at}: the history: {e}"));
             for (n, request) in h.requests.iter().enumerate() {
                 calls_pair_with_results(&request.messages).unwrap_or_else(|e| panic!("{at}: request {n}: {e}"));
+                openai_calls_pair_with_results(request).unwrap_or_else(|e| panic!("{at}: request {n} (OpenAI): {e}"));
             }
             cases += 1;
         }
