@@ -292,7 +292,7 @@ export function clew_options(options) {
 // catalog's JSON (src/core/agent/mcp.rs `read_catalog`), or "" when nothing changed.
 const MCP_SERVERS = Symbol.for('clew.mcpServers');
 let mcpImport = () => Promise.resolve();
-export function clew_mcp_import(load) { mcpImport = load; }
+export function clew_mcp_import(load) { mcpImport = () => load('./mcp-servers.js'); }
 function clew_mcp(servers, native) {
   let loaded, told = false;
   const load = () => loaded ??= (globalThis[MCP_SERVERS] ? Promise.resolve() : mcpImport()).then(() => {

@@ -16,7 +16,9 @@ function decode(text) {
 
 initSync({ module: decode(wasmBase64) });
 // A task with MCP servers imports clew's MCP support from beside this module, hidden from
-// bundlers (a bundle stays one chunk; an application that bundles MCP imports "clew/mcp").
-clew_mcp_import(() => import(/* webpackIgnore: true */ /* @vite-ignore */ new URL("./mcp-servers.js", import.meta.url).href));
+// bundlers (a bundle stays one chunk; an application that bundles MCP imports "clew/mcp"):
+// the specifier comes from boundary.js, so no bundler resolves it, and a relative import()
+// resolves against this module (no `import.meta`, which iife and CommonJS bundles lack).
+clew_mcp_import((specifier) => import(/* webpackIgnore: true */ /* @vite-ignore */ specifier));
 
 export * from "./api.js";

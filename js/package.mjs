@@ -102,9 +102,9 @@ for (const file of ["clew.js", ...entries, ...onDemand, ...snippetFiles]) {
 // run-time import included (js/inline.js, js/browser.js): they go back in.
 for (const file of ["inline.js", "browser.js"]) {
   const text = readFileSync(join(pkg, file), "utf8");
-  const hidden = text.replace(/import\(new URL\("\.\/mcp-servers\.js"/, 'import(/* webpackIgnore: true */ /* @vite-ignore */ new URL("./mcp-servers.js"');
-  if (hidden === text) throw new Error(`[build] the MCP support's import was not found in ${file}`);
-  writeFileSync(join(pkg, file), hidden);
+  const imports = text.match(/\bimport\((\w+)\)/g) ?? [];
+  if (imports.length !== 1) throw new Error(`[build] ${file} has ${imports.length} run-time imports, not the MCP support's one`);
+  writeFileSync(join(pkg, file), text.replace(/\bimport\((\w+)\)/, "import(/* webpackIgnore: true */ /* @vite-ignore */ $1)"));
 }
 
 // CommonJS: one bundle of the inline entry.

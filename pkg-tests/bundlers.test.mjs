@@ -231,10 +231,11 @@ test("Parcel 2, `parcel build index.html`", async () => {
 // NOTE: esbuild keeps quiet about some warnings in files under node_modules (as installed from
 // npm), but wrangler printed them for the Durable Object example with the package linked: with
 // clew linked from outside node_modules, esbuild reports every warning (issue 28: 7 duplicate
-// keys in clew.js's wasm import object), and none may name a package file. ES module output
-// only: in an iife or CommonJS bundle esbuild still reports the `import.meta` of the MCP
-// support's run-time import (js/inline.js, js/browser.js), which such a bundle cannot use.
-test("esbuild with the package linked from outside node_modules (as wrangler bundles the Durable Object example, and ES modules for browsers and Node): no warning names a package file", async () => {
+// keys in clew.js's wasm import object), and none may name a package file: ES modules, and
+// the inline entry in iife and CommonJS bundles too (the MCP support's run-time import has no
+// `import.meta`). The browser entry's `new URL("./clew_bg.wasm", import.meta.url)` is for
+// bundlers that emit that asset from ES modules (Vite, webpack), so it is built as ESM only.
+test("esbuild with the package linked from outside node_modules (as wrangler bundles the Durable Object example, ES modules for browsers and Node, the inline entry as iife and CommonJS): no warning names a package file", async () => {
   const { dir, done } = workdir("esbuild-linked");
   try {
     const linked = linkPackage(dir);
@@ -246,6 +247,8 @@ test("esbuild with the package linked from outside node_modules (as wrangler bun
       browser: { entryPoints: [join(dir, "app.js")], bundle: true, format: "esm", platform: "browser" },
       "browser, clew/inline": { entryPoints: [join(dir, "inline.js")], bundle: true, format: "esm", platform: "browser" },
       node: { entryPoints: [join(dir, "app.js")], bundle: true, format: "esm", platform: "node" },
+      "browser, clew/inline, iife": { entryPoints: [join(dir, "inline.js")], bundle: true, format: "iife", platform: "browser" },
+      "node, CommonJS": { entryPoints: [join(dir, "app.js")], bundle: true, format: "cjs", platform: "node" },
     };
     for (const [name, options] of Object.entries(builds)) {
       const result = await esbuild({ ...options, outdir: join(dir, name.replace(/\W+/g, "-")), nodePaths, metafile: true, logLevel: "silent" });
