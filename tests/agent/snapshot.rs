@@ -581,3 +581,33 @@ fn a_task_restored_in_the_middle_of_a_calls_text_still_resumes_as_a_mid_stream_f
     assert_eq!(rest.says_of("error_retry").len(), 1);
     assert!(rest.tool_calls.is_empty(), "the cut call never runs");
 }
+
+#[test]
+fn a_task_restored_while_it_read_a_cancelled_rounds_reply_to_its_end_finishes_with_its_outcome() {
+    // A read-only tool runs while the reply streams; its PostToolUse hook cancels the task, which
+    // then reads the rest of the reply (for its usage) before it ends: snapshotted there.
+    let mut config = TaskConfig { auto_approve: clew::agent::AutoApprove { read_only: true, all: false }, ..config() };
+    config.hooks.post_tool_use = true;
+    let script = || vec![text(&["<read><path>a</path></read>", "\nMore", " text"])];
+    let mut h = Harness::new(config.clone(), script());
+    let cancelled = std::rc::Rc::new(std::cell::Cell::new(false));
+    let hooked = std::rc::Rc::clone(&cancelled);
+    h.hook = Box::new(move |_| {
+        hooked.set(true);
+        clew::agent::HookResult { cancel: true, context: None }
+    });
+    let seen = std::rc::Rc::clone(&cancelled);
+    h.pause = Some(Box::new(move |task| seen.get() && task.state() == "stream"));
+    h.start("t");
+    assert!(h.task.is_streaming() && h.outcome().is_none(), "the cancelled task waits for its reply's end");
+    assert!(h.task.snapshot().contains("\"streamEnd\""));
+    let mut rest = restored(&mut h, config, script());
+    rest.run();
+    assert!(
+        matches!(rest.outcome(), Some(Outcome::Ended { code, .. }) if code == "CLEW_HOOK_CANCELLED"),
+        "{:?}",
+        rest.outcome()
+    );
+    assert!(rest.requests.is_empty(), "nothing sent again");
+    assert_eq!(rest.history_texts(1), vec!["<read><path>a</path></read>"], "the reply ends at its call");
+}
