@@ -48,7 +48,7 @@ impl Ctx {
     /// in snapshots written before issue 28, a person asked while the reply streamed): the
     /// reference stops reading after a tool call anyway, so the reply is cut just after that
     /// block, and then ends as a whole reply does, with no notice and no retry (what of the
-    /// round's usage never arrived is said so: `usageComplete: false`). Returns false,
+    /// round's usage may never have arrived is said so: `usageComplete: false`). Returns false,
     /// changing nothing, when the current block is not a complete tool block of the text.
     fn cut_reply_at_block(&mut self, round: &mut Round) -> bool {
         let Some(Item::Parsed(n)) = round.items.get(round.index).copied() else { return false };
