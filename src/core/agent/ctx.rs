@@ -167,14 +167,22 @@ impl Ctx {
     /// Adds a usage chunk to the round and the task.
     pub(crate) fn add_usage(&mut self, round: &mut Round, usage: &Usage) {
         round.usage.add(usage);
+        self.count_usage(usage, false);
+    }
+
+    /// Adds `usage` to the task's, or takes it back out (`back`: a reply read again after a
+    /// restore counts once).
+    pub(crate) fn count_usage(&mut self, usage: &Usage, back: bool) {
+        let count =
+            |total: &mut u64, n: u64| *total = if back { total.saturating_sub(n) } else { total.saturating_add(n) };
         let task = &mut self.usage;
-        task.input_tokens = task.input_tokens.saturating_add(usage.input_tokens);
-        task.output_tokens = task.output_tokens.saturating_add(usage.output_tokens);
-        task.cache_write_tokens = task.cache_write_tokens.saturating_add(usage.cache_write_tokens.unwrap_or(0));
-        task.cache_read_tokens = task.cache_read_tokens.saturating_add(usage.cache_read_tokens.unwrap_or(0));
+        count(&mut task.input_tokens, usage.input_tokens);
+        count(&mut task.output_tokens, usage.output_tokens);
+        count(&mut task.cache_write_tokens, usage.cache_write_tokens.unwrap_or(0));
+        count(&mut task.cache_read_tokens, usage.cache_read_tokens.unwrap_or(0));
         let cost = self.config.info.cost(usage);
         if cost.is_finite() {
-            task.total_cost += cost;
+            task.total_cost = if back { (task.total_cost - cost).max(0.0) } else { task.total_cost + cost };
         }
     }
 

@@ -7,6 +7,7 @@ use std::rc::Rc;
 use super::config::ToolCalling;
 use super::effect::{codes, CheckpointKind, Effect, Outcome};
 use super::failure::Failure;
+use super::history;
 use super::message::{AskAnswer, AskKind, AskResponse, MessageKind, SayKind};
 use super::repeats::Repeats;
 use super::retry::NextTry;
@@ -236,7 +237,7 @@ impl Task {
         let (has_content, has_tool_use) = (round.has_content(), round.has_tool_use());
         let Round { mut user_content, stream, .. } = round;
         if let StreamPhase::FailedMidStream { failure } = stream {
-            self.answer_cut_off_calls(&mut user_content);
+            history::answer_cut_off_calls(self.ctx.history.last(), &mut user_content);
             user_content.push(ContentBlock::Text { text: texts::resume_after_error().to_owned() });
             self.retry_between_rounds(&failure, user_content);
             return;
@@ -265,32 +266,6 @@ impl Task {
         } else {
             Phase::AwaitingRoundStart { content: user_content, until: None }
         };
-    }
-
-    /// After a failure mid-stream: each native call of the stored reply that has no result
-    /// (it never ran: a native call runs once the reply has ended) gets one saying so, first
-    /// in the next user content, so that every request pairs each call with its result.
-    fn answer_cut_off_calls(&self, content: &mut Vec<ContentBlock>) {
-        let Some(Content::Blocks(reply)) =
-            self.ctx.history.last().filter(|m| m.role == Role::Assistant).map(|m| &m.content)
-        else {
-            return;
-        };
-        let mut results = Vec::new();
-        for block in reply {
-            let ContentBlock::ToolUse { id, name, .. } = block else { continue };
-            let answered =
-                content.iter().any(|b| matches!(b, ContentBlock::ToolResult { tool_use_id, .. } if tool_use_id == id));
-            if !answered {
-                results.push(ContentBlock::ToolResult {
-                    tool_use_id: id.clone(),
-                    content: Content::Text(texts::tool_error(&texts::cut_off_call(name))),
-                    is_error: true,
-                });
-            }
-        }
-        results.append(content);
-        *content = results;
     }
 
     /// A failure that ended its round (mid-stream, or an empty reply): the next round sends

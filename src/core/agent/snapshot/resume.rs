@@ -20,7 +20,7 @@ impl Ctx {
         round.reset_stream();
         // NOTE: what the first reads counted (an Anthropic `message_start`'s input tokens)
         // comes again with the new reply: it is taken back out, so nothing counts twice.
-        self.take_back_usage(&round.usage);
+        self.count_usage(&round.usage, true);
         round.usage = Usage::default();
         round.decoder = Some(StreamDecoder::new(self.config.format));
         round.stream = StreamPhase::Open {
@@ -28,19 +28,6 @@ impl Ctx {
             received: Received::Nothing,
         };
         self.push_open_stream(round.stream_id);
-    }
-
-    /// Takes a round's usage back out of the task's (a reply that will be read again).
-    fn take_back_usage(&mut self, usage: &Usage) {
-        let task = &mut self.usage;
-        task.input_tokens = task.input_tokens.saturating_sub(usage.input_tokens);
-        task.output_tokens = task.output_tokens.saturating_sub(usage.output_tokens);
-        task.cache_write_tokens = task.cache_write_tokens.saturating_sub(usage.cache_write_tokens.unwrap_or(0));
-        task.cache_read_tokens = task.cache_read_tokens.saturating_sub(usage.cache_read_tokens.unwrap_or(0));
-        let cost = self.config.info.cost(usage);
-        if cost.is_finite() && cost != 0.0 {
-            task.total_cost = (task.total_cost - cost).max(0.0);
-        }
     }
 
     /// A task restored while its reply still streamed, at a complete tool block (a tool,
