@@ -14,12 +14,10 @@ import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { build } from "esbuild";
-import { Miniflare } from "miniflare";
-import { here, repoRoot } from "./package-dir.mjs";
+import { here } from "./package-dir.mjs";
+import { EventClient, bundleExample, exampleInstance, until } from "./durable-object-helpers.mjs";
 import { anthropicReply, startModelServer } from "./sse-server.mjs";
 
-const exampleDir = join(repoRoot, "examples", "durable-object");
 const linux = process.platform === "linux";
 let workDir;
 let bundleDir;
@@ -27,38 +25,12 @@ let bundleDir;
 before(async () => {
   workDir = mkdtempSync(join(here, ".tmp-durable-object-kill-"));
   bundleDir = join(workDir, "bundle");
-  // NOTE: as wrangler bundles the Worker (durable-object.test.mjs does the same).
-  await build({
-    entryPoints: [join(exampleDir, "src", "worker.js")],
-    bundle: true,
-    format: "esm",
-    platform: "neutral",
-    conditions: ["workerd", "worker", "browser"],
-    mainFields: ["module", "main"],
-    external: ["cloudflare:*"],
-    loader: { ".wasm": "copy" },
-    assetNames: "[name]",
-    outdir: bundleDir,
-    nodePaths: [join(here, "node_modules")],
-    logLevel: "error",
-  });
+  await bundleExample(bundleDir);
 });
 
 after(() => {
   rmSync(workDir, { recursive: true, force: true });
 });
-
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until(what, check, timeoutMs = 15_000) {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
-}
 
 /** The workerd processes this process started (Linux: from /proc). */
 function workerdChildren() {
@@ -78,93 +50,10 @@ function workerdChildren() {
 /** A Miniflare instance (one workerd process, `pid`) running the example over `persistDir`. */
 async function instance(persistDir, modelUrl) {
   const others = new Set(workerdChildren());
-  const mf = new Miniflare({
-    host: "127.0.0.1",
-    port: 0,
-    modules: true,
-    scriptPath: join(bundleDir, "worker.js"),
-    modulesRoot: bundleDir,
-    modulesRules: [{ type: "ESModule", include: ["**/*.js"] }, { type: "CompiledWasm", include: ["**/*.wasm"] }],
-    compatibilityDate: "2025-09-01",
-    durableObjects: { TASKS: { className: "TaskObject", useSQLite: true } },
-    durableObjectsPersist: persistDir,
-    bindings: { MODEL_URL: modelUrl, MODEL_API_KEY: "test-key", MODEL_ID: "claude-test" },
-  });
-  const url = await mf.ready;
+  const worker = await exampleInstance(bundleDir, persistDir, modelUrl);
   const pids = workerdChildren().filter((pid) => !others.has(pid));
   assert.equal(pids.length, 1, `one new workerd process: ${pids}`);
-  const call = async (method, path, body) => {
-    const response = await fetch(new URL(path, url), {
-      method,
-      headers: body === undefined ? {} : { "content-type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await response.text();
-    return { status: response.status, body: text === "" ? null : JSON.parse(text) };
-  };
-  return { url, pid: pids[0], call, status: async (id) => (await call("GET", `/tasks/${id}`)).body, dispose: () => mf.dispose() };
-}
-
-/** A client of `GET /tasks/:id/events` that keeps every event, calls `onMessage` on each, and reconnects with Last-Event-ID. */
-class EventClient {
-  constructor(onMessage = () => {}) {
-    this.onMessage = onMessage;
-    this.events = [];
-    this.lastEventId = "";
-    this.end = null;
-    this.failure = null;
-  }
-
-  connect(base, id) {
-    const controller = new AbortController();
-    this.controller = controller;
-    const headers = this.lastEventId ? { "last-event-id": this.lastEventId } : {};
-    this.reading = (async () => {
-      const response = await fetch(new URL(`/tasks/${id}/events`, base), { headers, signal: controller.signal });
-      assert.equal(response.status, 200);
-      const decoder = new TextDecoder();
-      let buffer = "";
-      for await (const bytes of response.body) {
-        buffer += decoder.decode(bytes, { stream: true });
-        for (let at; (at = buffer.indexOf("\n\n")) >= 0; buffer = buffer.slice(at + 2)) this.parse(buffer.slice(0, at));
-      }
-    })().catch((error) => {
-      if (!controller.signal.aborted) this.failure = error;
-    });
-  }
-
-  parse(block) {
-    let id;
-    let name = "message";
-    let data = "";
-    for (const line of block.split("\n")) {
-      const colon = line.indexOf(":");
-      if (colon === 0) continue;
-      const field = line.slice(0, colon);
-      const value = line.slice(colon + 1).replace(/^ /, "");
-      if (field === "id") id = value;
-      else if (field === "event") name = value;
-      else if (field === "data") data += value;
-    }
-    if (data === "") return;
-    if (id !== undefined) this.lastEventId = id;
-    const event = { id, name, data: JSON.parse(data), at: Date.now() };
-    this.events.push(event);
-    if (name === "end") this.end = event.data;
-    if (name === "message") this.onMessage(event.data);
-  }
-
-  disconnect() {
-    this.controller.abort();
-    return this.reading;
-  }
-
-  /** Each transcript entry in its last state received, in the order first received. */
-  view() {
-    const entries = new Map();
-    for (const event of this.events) if (event.name === "message") entries.set(event.data.ts, event.data);
-    return [...entries.values()];
-  }
+  return { ...worker, pid: pids[0] };
 }
 
 /**

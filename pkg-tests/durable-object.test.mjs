@@ -8,153 +8,29 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { build } from "esbuild";
-import { Miniflare } from "miniflare";
-import { here, repoRoot, entryFor, wranglerOptions } from "./package-dir.mjs";
+import { here, entryFor } from "./package-dir.mjs";
+import { EventClient, bundleExample, exampleInstance, until } from "./durable-object-helpers.mjs";
 import { assertNoPackageWarnings, esbuildWarnings } from "./bundler-warnings.mjs";
 import { anthropicReply, startModelServer } from "./sse-server.mjs";
 
-const exampleDir = join(repoRoot, "examples", "durable-object");
 let workDir;
 let bundleDir;
 
 before(async () => {
   workDir = mkdtempSync(join(here, ".tmp-durable-object-"));
   bundleDir = join(workDir, "bundle");
-  const result = await build({
-    ...wranglerOptions,
-    entryPoints: [join(exampleDir, "src", "worker.js")],
-    outdir: bundleDir,
-    nodePaths: [join(here, "node_modules")],
-    metafile: true,
-    logLevel: "error",
-  });
+  const result = await bundleExample(bundleDir);
   assertNoPackageWarnings("esbuild", esbuildWarnings(result));
   const inputs = Object.keys(result.metafile.inputs).map((p) => join(process.cwd(), p));
   assert.ok(inputs.includes(entryFor(["workerd", "worker", "browser"])), `the workerd entry is bundled: ${inputs}`);
 });
 
+/** A Miniflare instance (one workerd process) running the example over `persistDir`. */
+const instance = (persistDir, modelUrl, vars) => exampleInstance(bundleDir, persistDir, modelUrl, vars);
+
 after(() => {
   rmSync(workDir, { recursive: true, force: true });
 });
-
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until(what, check, timeoutMs = 15_000) {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
-}
-
-/** A Miniflare instance (one workerd process) running the example over `persistDir`. */
-async function instance(persistDir, modelUrl, vars = {}) {
-  const mf = new Miniflare({
-    host: "127.0.0.1",
-    port: 0,
-    modules: true,
-    scriptPath: join(bundleDir, "worker.js"),
-    modulesRoot: bundleDir,
-    modulesRules: [{ type: "ESModule", include: ["**/*.js"] }, { type: "CompiledWasm", include: ["**/*.wasm"] }],
-    compatibilityDate: "2025-09-01",
-    durableObjects: { TASKS: { className: "TaskObject", useSQLite: true } },
-    durableObjectsPersist: persistDir,
-    bindings: { MODEL_URL: modelUrl, MODEL_API_KEY: "test-key", MODEL_ID: "claude-test", RETRY_BASE_DELAY_MS: "300", ...vars },
-  });
-  const url = await mf.ready;
-  const call = async (method, path, body) => {
-    const response = await fetch(new URL(path, url), {
-      method,
-      headers: body === undefined ? {} : { "content-type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await response.text();
-    try {
-      return { status: response.status, body: text === "" ? null : JSON.parse(text) };
-    } catch {
-      throw new Error(`${method} ${path}: ${response.status} ${text}`);
-    }
-  };
-  const status = async (id) => (await call("GET", `/tasks/${id}`)).body;
-  return { url, call, status, dispose: () => mf.dispose() };
-}
-
-/** A client of `GET /tasks/:id/events` that keeps every event and reconnects with Last-Event-ID. */
-class EventClient {
-  constructor() {
-    this.events = [];
-    this.lastEventId = "";
-    this.connections = 0;
-    this.end = null;
-    this.failure = null;
-  }
-
-  connect(base, id) {
-    const controller = new AbortController();
-    this.controller = controller;
-    const connection = ++this.connections;
-    const headers = this.lastEventId ? { "last-event-id": this.lastEventId } : {};
-    this.reading = (async () => {
-      const response = await fetch(new URL(`/tasks/${id}/events`, base), { headers, signal: controller.signal });
-      assert.equal(response.status, 200);
-      assert.match(response.headers.get("content-type"), /^text\/event-stream/);
-      const decoder = new TextDecoder();
-      let buffer = "";
-      for await (const bytes of response.body) {
-        buffer += decoder.decode(bytes, { stream: true });
-        for (let at; (at = buffer.indexOf("\n\n")) >= 0; buffer = buffer.slice(at + 2)) this.parse(buffer.slice(0, at), connection);
-      }
-    })().catch((error) => {
-      if (!controller.signal.aborted) this.failure = error;
-    });
-  }
-
-  parse(block, connection) {
-    let id;
-    let name = "message";
-    let data = "";
-    for (const line of block.split("\n")) {
-      const colon = line.indexOf(":");
-      if (colon === 0) continue;
-      const field = line.slice(0, colon);
-      const value = line.slice(colon + 1).replace(/^ /, "");
-      if (field === "id") id = value;
-      else if (field === "event") name = value;
-      else if (field === "data") data += value;
-    }
-    if (data === "") return;
-    if (id !== undefined) this.lastEventId = id;
-    const event = { id, name, data: JSON.parse(data), connection };
-    this.events.push(event);
-    if (name === "end") this.end = event.data;
-  }
-
-  disconnect() {
-    this.controller.abort();
-    return this.reading;
-  }
-
-  has(predicate) {
-    return this.events.some((event) => event.name === "message" && predicate(event.data));
-  }
-
-  /** Each transcript entry in its last state received, in the order first received. */
-  view() {
-    const entries = new Map();
-    for (const event of this.events) if (event.name === "message") entries.set(event.data.ts, event.data);
-    return [...entries.values()];
-  }
-
-  /** The events a connection began with: what it was sent as missed, up to the first with an id. */
-  replay(connection) {
-    const events = this.events.filter((event) => event.connection === connection);
-    const last = events.findIndex((event) => event.id !== undefined);
-    return last < 0 ? [] : events.slice(0, last + 1);
-  }
-}
 
 /** The client saw the whole transcript: each entry, in order, in its final state; ids rose; a replay repeated nothing. */
 function assertClientSaw(client, transcript) {
