@@ -22,24 +22,37 @@ const asks = [];
 let task;
 
 const encoder = new TextEncoder();
+// Replies served whose last read has not been asked for yet.
+let streaming = 0;
 function request() {
   const reply = script[served++];
   if (reply === undefined) return new Response(JSON.stringify({ error: { message: "script ended" } }), { status: 500 });
   if (typeof reply === "object") return new Response(reply.body, { status: reply.status, headers: { "content-type": "application/json" } });
   const events = reply.split(/(?<=\n\n)/).map((event) => encoder.encode(event));
   let at = 0;
+  streaming++;
   return new ReadableStream({
     pull(controller) {
-      if (at < events.length) controller.enqueue(events[at++]);
-      else controller.close();
+      if (at < events.length) return controller.enqueue(events[at++]);
+      controller.close();
+      streaming--;
     },
   });
 }
 
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
 async function point(what, { now = false, ask } = {}) {
   trail.push(what);
   if (!stopAt || what !== stopAt.what || trail.filter((w) => w === what).length !== stopAt.nth) return;
-  if (!now) await new Promise((resolve) => setTimeout(resolve, 30));
+  // NOTE: a moment later, once any reply being served has been read to its end (a fixed
+  // delay alone let a slow machine snapshot a reply in the middle of its text, which resumes
+  // with a notice by design).
+  if (!now) {
+    await sleep(30);
+    while (streaming > 0) await sleep(5);
+    await sleep(5);
+  }
   parentPort.postMessage({ snapshot: JSON.stringify(task.snapshot()), what, state: task.state, served, ask });
   await new Promise(() => {});
 }
