@@ -217,7 +217,7 @@ impl AnthropicDecoder {
                     self.usage(usage, out);
                 }
                 if let Some(reason) = data.block.stop_reason {
-                    out.push(Chunk::Stop { reason });
+                    out.push(Chunk::Stop { reason, raw: None });
                 }
             }
             "message_stop" => self.stopped = true,
@@ -257,13 +257,15 @@ impl AnthropicDecoder {
                 let reasoning = block.thinking.unwrap_or_default();
                 let signature = block.signature.filter(|s| !s.is_empty());
                 if !reasoning.is_empty() || signature.is_some() {
-                    out.push(Chunk::Reasoning { reasoning, signature, redacted_data: None });
+                    out.push(Chunk::Reasoning { reasoning, signature, redacted_data: None, encrypted_content: None, summary: None });
                 }
             }
             "redacted_thinking" => out.push(Chunk::Reasoning {
                 reasoning: "[Redacted thinking block]".into(),
                 signature: None,
                 redacted_data: block.data,
+                encrypted_content: None,
+                summary: None,
             }),
             // NOTE: unlike the reference, the call is announced as soon as it starts (name
             // and id, no arguments yet), so a UI can show it before its input streams.
@@ -295,6 +297,8 @@ impl AnthropicDecoder {
                         reasoning: String::new(),
                         signature: Some(signature),
                         redacted_data: None,
+                        encrypted_content: None,
+                        summary: None,
                     });
                 }
             }
@@ -331,6 +335,7 @@ impl AnthropicDecoder {
             cache_write_tokens: cached(cache_write, usage.cache_creation_input_tokens),
             cache_read_tokens: cached(cache_read, usage.cache_read_input_tokens),
             total_cost: None,
+            reasoning_tokens: None,
         }));
     }
 }

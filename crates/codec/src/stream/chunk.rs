@@ -24,6 +24,30 @@ pub enum Chunk {
         /// Encrypted reasoning the provider returned instead of text.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         redacted_data: Option<String>,
+        /// OpenAI Responses: the reasoning item's encrypted content, to send back in the
+        /// history (`store: false` keeps nothing on the server).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        encrypted_content: Option<String>,
+        /// OpenAI Responses: the reasoning item's summary parts, as the provider finished them.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        summary: Option<Vec<String>>,
+    },
+    /// The end of a part of the reply text: the text since the previous end is one part,
+    /// sent back with these fields. With no text since the previous end it is a part of its
+    /// own with empty text (Gemini may sign an empty text part).
+    TextEnd {
+        /// Gemini: the part's `thoughtSignature`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        signature: Option<String>,
+        /// OpenAI Responses: the message item's `phase` (`"commentary"`, `"final_answer"`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        phase: Option<String>,
+    },
+    /// An output item clew does not interpret (an OpenAI Responses `file_search_call`, a
+    /// Gemini `executableCode` part…), kept whole and in order in the history.
+    Item {
+        /// The item as the provider sent it.
+        item: Json,
     },
     /// A piece of a native tool call.
     ToolCalls {
@@ -32,10 +56,17 @@ pub enum Chunk {
     },
     /// Token counts. Chunks of one reply add up to its totals.
     Usage(Usage),
-    /// Why the model stopped (`"end_turn"`, `"tool_use"`, `"stop"`, `"length"`…).
+    /// Why the model stopped (`"end_turn"`, `"tool_use"`, `"stop"`, `"length"`,
+    /// `"max_tokens"`, `"content_filter"`, `"malformed_tool_call"`…).
     Stop {
-        /// The provider's stop reason, as sent.
+        /// The stop reason: as the provider sent it (Anthropic, OpenAI Chat), or in clew's
+        /// words for the formats whose reasons differ by case or live elsewhere (OpenAI
+        /// Responses, Gemini).
         reason: String,
+        /// The provider's own reason when `reason` is clew's word for it (Gemini's
+        /// `"SAFETY"`, `"RECITATION"`…).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        raw: Option<String>,
     },
 }
 
@@ -47,6 +78,13 @@ pub struct ToolCall {
     pub call_id: Option<String>,
     /// The function being called.
     pub function: ToolCallFunction,
+    /// Gemini: the call's `thoughtSignature`, to send back on the same call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signature: Option<String>,
+    /// The piece's `arguments` are the call's whole arguments, replacing every piece before
+    /// (OpenAI Responses: the `.done` arguments win over the deltas when they differ).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub whole: bool,
 }
 
 /// The function part of a [`ToolCall`].
@@ -80,6 +118,10 @@ pub struct Usage {
     /// The cost the provider reported, in US dollars.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub total_cost: Option<f64>,
+    /// How many of `output_tokens` were reasoning (already inside `output_tokens`: never
+    /// add them again).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning_tokens: Option<u64>,
 }
 
 /// Reads one chunk in its JSON shape (the "chunks" format): the fields of every kind are
@@ -87,6 +129,7 @@ pub struct Usage {
 pub(crate) fn read_chunk(r: &mut Reader<'_>) -> Result<Chunk, JsonError> {
     let (mut kind, mut text, mut reasoning, mut signature, mut redacted_data, mut reason) =
         (None, None, None, None, None, None);
+    let (mut encrypted_content, mut summary, mut phase, mut raw, mut item) = (None, None, None, None, None);
     let mut tool_call = None;
     let mut usage = Usage::default();
     let mut input = None;
@@ -97,19 +140,38 @@ pub(crate) fn read_chunk(r: &mut Reader<'_>) -> Result<Chunk, JsonError> {
         "reasoning" => r.string_owned().map(|v| reasoning = v),
         "signature" => r.string_owned().map(|v| signature = v),
         "redacted_data" => r.string_owned().map(|v| redacted_data = v),
+        "encrypted_content" => r.string_owned().map(|v| encrypted_content = v),
+        "summary" if r.is_array() => {
+            let mut parts = Vec::new();
+            r.array(|r| r.string_owned().map(|v| parts.push(v.unwrap_or_default())))?;
+            summary = Some(parts);
+            Ok(())
+        }
+        "phase" => r.string_owned().map(|v| phase = v),
+        "raw" => r.string_owned().map(|v| raw = v),
+        "item" => r.value().map(|v| item = Some(v)),
         "reason" => r.string_owned().map(|v| reason = v),
         "tool_call" if r.is_object() => read_tool_call(r).map(|call| tool_call = Some(call)),
         "inputTokens" => r.u64().map(|v| input = v),
         "outputTokens" => r.u64().map(|v| output = v),
         "cacheWriteTokens" => r.u64().map(|v| usage.cache_write_tokens = v),
         "cacheReadTokens" => r.u64().map(|v| usage.cache_read_tokens = v),
+        "reasoningTokens" => r.u64().map(|v| usage.reasoning_tokens = v),
         "totalCost" => r.number().map(|v| usage.total_cost = v.map(|n| n.as_f64())),
         _ => r.skip(),
     })?;
     let missing = |reason: &'static str| JsonError { at: 0, reason };
     Ok(match kind.as_deref() {
         Some("text") => Chunk::Text { text: text.ok_or_else(|| missing("a text chunk needs `text`"))? },
-        Some("reasoning") => Chunk::Reasoning { reasoning: reasoning.unwrap_or_default(), signature, redacted_data },
+        Some("reasoning") => Chunk::Reasoning {
+            reasoning: reasoning.unwrap_or_default(),
+            signature,
+            redacted_data,
+            encrypted_content,
+            summary,
+        },
+        Some("text_end") => Chunk::TextEnd { signature, phase },
+        Some("item") => Chunk::Item { item: item.ok_or_else(|| missing("an item chunk needs `item`"))? },
         Some("tool_calls") => {
             Chunk::ToolCalls { tool_call: tool_call.ok_or_else(|| missing("a tool_calls chunk needs `tool_call`"))? }
         }
@@ -118,7 +180,7 @@ pub(crate) fn read_chunk(r: &mut Reader<'_>) -> Result<Chunk, JsonError> {
             usage.output_tokens = output.unwrap_or(0);
             Chunk::Usage(usage)
         }
-        Some("stop") => Chunk::Stop { reason: reason.ok_or_else(|| missing("a stop chunk needs `reason`"))? },
+        Some("stop") => Chunk::Stop { reason: reason.ok_or_else(|| missing("a stop chunk needs `reason`"))?, raw },
         Some(_) => return Err(missing("unknown chunk type")),
         None => return Err(missing("a chunk needs `type`")),
     })
@@ -129,6 +191,8 @@ fn read_tool_call(r: &mut Reader<'_>) -> Result<ToolCall, JsonError> {
     let mut function = false;
     r.object(|r, key| match &*key {
         "call_id" => r.string_owned().map(|v| call.call_id = v),
+        "signature" => r.string_owned().map(|v| call.signature = v),
+        "whole" => r.bool().map(|v| call.whole = v.unwrap_or(false)),
         "function" if r.is_object() => {
             function = true;
             r.object(|r, key| {
@@ -182,11 +246,31 @@ impl Chunk {
                 out.push_str("{\"type\":\"text\"");
                 member(out, "text", text);
             }
-            Self::Reasoning { reasoning, signature, redacted_data } => {
+            Self::Reasoning { reasoning, signature, redacted_data, encrypted_content, summary } => {
                 out.push_str("{\"type\":\"reasoning\"");
                 member(out, "reasoning", reasoning);
                 optional(out, "signature", signature.as_ref());
                 optional(out, "redacted_data", redacted_data.as_ref());
+                optional(out, "encrypted_content", encrypted_content.as_ref());
+                if let Some(parts) = summary {
+                    out.push_str(",\"summary\":[");
+                    for (i, part) in parts.iter().enumerate() {
+                        if i > 0 {
+                            out.push(',');
+                        }
+                        write_string(out, part);
+                    }
+                    out.push(']');
+                }
+            }
+            Self::TextEnd { signature, phase } => {
+                out.push_str("{\"type\":\"text_end\"");
+                optional(out, "signature", signature.as_ref());
+                optional(out, "phase", phase.as_ref());
+            }
+            Self::Item { item } => {
+                out.push_str("{\"type\":\"item\",\"item\":");
+                out.push_str(&item.to_string());
             }
             Self::ToolCalls { tool_call } => {
                 out.push_str("{\"type\":\"tool_calls\",\"tool_call\":{");
@@ -210,7 +294,12 @@ impl Chunk {
                         write_string(out, value);
                     }
                 }
-                out.push_str("}}");
+                out.push('}');
+                optional(out, "signature", tool_call.signature.as_ref());
+                if tool_call.whole {
+                    out.push_str(",\"whole\":true");
+                }
+                out.push('}');
             }
             Self::Usage(usage) => {
                 out.push_str("{\"type\":\"usage\"");
@@ -218,14 +307,16 @@ impl Chunk {
                 count(out, "outputTokens", Some(usage.output_tokens));
                 count(out, "cacheWriteTokens", usage.cache_write_tokens);
                 count(out, "cacheReadTokens", usage.cache_read_tokens);
+                count(out, "reasoningTokens", usage.reasoning_tokens);
                 if let Some(Json::Number(cost)) = usage.total_cost.map(Json::from) {
                     out.push_str(",\"totalCost\":");
                     out.push_str(cost.as_str());
                 }
             }
-            Self::Stop { reason } => {
+            Self::Stop { reason, raw } => {
                 out.push_str("{\"type\":\"stop\"");
                 member(out, "reason", reason);
+                optional(out, "raw", raw.as_ref());
             }
         }
         out.push('}');
@@ -238,7 +329,18 @@ impl Chunk {
 
     /// A reasoning chunk with no signature.
     pub fn reasoning(reasoning: impl Into<String>) -> Self {
-        Self::Reasoning { reasoning: reasoning.into(), signature: None, redacted_data: None }
+        Self::Reasoning {
+            reasoning: reasoning.into(),
+            signature: None,
+            redacted_data: None,
+            encrypted_content: None,
+            summary: None,
+        }
+    }
+
+    /// A stop chunk with the provider's reason as sent.
+    pub fn stop(reason: impl Into<String>) -> Self {
+        Self::Stop { reason: reason.into(), raw: None }
     }
 
     /// A piece of the tool call `id`.
@@ -251,6 +353,8 @@ impl Chunk {
                     name: name.map(str::to_owned),
                     arguments: arguments.map(str::to_owned),
                 },
+                signature: None,
+                whole: false,
             },
         }
     }
@@ -269,6 +373,7 @@ impl Usage {
         self.output_tokens = self.output_tokens.saturating_add(other.output_tokens);
         self.cache_write_tokens = sum(self.cache_write_tokens, other.cache_write_tokens);
         self.cache_read_tokens = sum(self.cache_read_tokens, other.cache_read_tokens);
+        self.reasoning_tokens = sum(self.reasoning_tokens, other.reasoning_tokens);
         self.total_cost = match (self.total_cost, other.total_cost) {
             (None, None) => None,
             (a, b) => Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)),

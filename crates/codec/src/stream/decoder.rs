@@ -8,7 +8,9 @@ use super::chunk::Chunk;
 use super::chunks_format;
 use super::error::{error_in_json, ErrorBody, StreamError};
 use super::lines::LineSplitter;
+use super::gemini::GeminiDecoder;
 use super::openai::OpenAiDecoder;
+use super::responses::ResponsesDecoder;
 use super::preview;
 use super::sse::{SseDecoder, SseLimits};
 use crate::json::Json;
@@ -26,16 +28,27 @@ pub enum Format {
     /// OpenAI Chat Completions SSE and compatible servers (`"openai"`).
     #[serde(rename = "openai")]
     OpenAi,
+    /// OpenAI Responses SSE (`"openai-responses"`).
+    #[serde(rename = "openai-responses")]
+    OpenAiResponses,
+    /// Google Gemini `streamGenerateContent?alt=sse` (`"gemini"`).
+    Gemini,
     /// JSON lines already in the chunk shape, for custom backends (`"chunks"`).
     Chunks,
 }
 
 impl Format {
-    /// The format's name: `"anthropic"`, `"openai"` or `"chunks"`.
+    /// Every format, in the order the documentation lists them.
+    pub const ALL: [Self; 5] = [Self::Anthropic, Self::OpenAi, Self::OpenAiResponses, Self::Gemini, Self::Chunks];
+
+    /// The format's name: `"anthropic"`, `"openai"`, `"openai-responses"`, `"gemini"` or
+    /// `"chunks"`.
     pub fn name(self) -> &'static str {
         match self {
             Self::Anthropic => "anthropic",
             Self::OpenAi => "openai",
+            Self::OpenAiResponses => "openai-responses",
+            Self::Gemini => "gemini",
             Self::Chunks => "chunks",
         }
     }
@@ -47,13 +60,17 @@ impl fmt::Display for Format {
     }
 }
 
-/// A format name that is not `"anthropic"`, `"openai"` or `"chunks"`.
+/// A format name clew does not know.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct UnknownFormat(pub String);
 
 impl fmt::Display for UnknownFormat {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "unknown stream format \"{}\": use \"anthropic\", \"openai\" or \"chunks\"", self.0)
+        write!(
+            f,
+            "unknown stream format \"{}\": use \"anthropic\", \"openai\", \"openai-responses\", \"gemini\" or \"chunks\"",
+            self.0
+        )
     }
 }
 
@@ -62,12 +79,7 @@ impl std::error::Error for UnknownFormat {}
 impl FromStr for Format {
     type Err = UnknownFormat;
     fn from_str(name: &str) -> Result<Self, Self::Err> {
-        match name {
-            "anthropic" => Ok(Self::Anthropic),
-            "openai" => Ok(Self::OpenAi),
-            "chunks" => Ok(Self::Chunks),
-            other => Err(UnknownFormat(other.to_owned())),
-        }
+        Self::ALL.into_iter().find(|format| format.name() == name).ok_or_else(|| UnknownFormat(name.to_owned()))
     }
 }
 
@@ -107,6 +119,8 @@ enum Framing {
 enum Provider {
     Anthropic(AnthropicDecoder),
     OpenAi(OpenAiDecoder),
+    Responses(ResponsesDecoder),
+    Gemini(GeminiDecoder),
     Chunks,
 }
 
@@ -134,6 +148,10 @@ impl StreamDecoder {
                 (Framing::Sse(SseDecoder::new(limits)), Provider::Anthropic(AnthropicDecoder::default()))
             }
             Format::OpenAi => (Framing::Sse(SseDecoder::new(limits)), Provider::OpenAi(OpenAiDecoder::default())),
+            Format::OpenAiResponses => {
+                (Framing::Sse(SseDecoder::new(limits)), Provider::Responses(ResponsesDecoder::default()))
+            }
+            Format::Gemini => (Framing::Sse(SseDecoder::new(limits)), Provider::Gemini(GeminiDecoder::default())),
             Format::Chunks => {
                 (Framing::Lines { lines: LineSplitter::new(limits.max_line), seen_line: false }, Provider::Chunks)
             }
@@ -194,6 +212,8 @@ impl StreamDecoder {
             Framing::Sse(sse) => sse.push(bytes, &mut |event| match provider {
                 Provider::Anthropic(decoder) => decoder.on_event(event, out),
                 Provider::OpenAi(decoder) => decoder.on_event(event, out),
+                Provider::Responses(decoder) => decoder.on_event(event, out),
+                Provider::Gemini(decoder) => decoder.on_event(event, out),
                 Provider::Chunks => Ok(()),
             }),
             Framing::Lines { lines, seen_line } => lines.push(bytes, &mut |line| chunk_line(line, seen_line, out)),
@@ -213,6 +233,8 @@ impl StreamDecoder {
                 match provider {
                     Provider::Anthropic(decoder) => decoder.on_event(event, out),
                     Provider::OpenAi(decoder) => decoder.on_event(event, out),
+                    Provider::Responses(decoder) => decoder.on_event(event, out),
+                    Provider::Gemini(decoder) => decoder.on_event(event, out),
                     Provider::Chunks => Ok(()),
                 }
             })?,
@@ -231,6 +253,8 @@ impl StreamDecoder {
         match provider {
             Provider::Anthropic(decoder) => decoder.finish(),
             Provider::OpenAi(decoder) => decoder.finish(),
+            Provider::Responses(decoder) => decoder.finish(out),
+            Provider::Gemini(decoder) => decoder.finish(out),
             Provider::Chunks => Ok(()),
         }
     }

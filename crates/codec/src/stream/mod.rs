@@ -11,11 +11,13 @@ mod chunk;
 mod chunks_format;
 mod decoder;
 mod error;
+mod gemini;
 mod json;
 pub mod lines;
 pub mod model;
 mod openai;
 mod partial_json;
+mod responses;
 pub mod sse;
 mod tool_calls;
 

@@ -221,7 +221,7 @@ impl OpenAiDecoder {
             if let Some(reason) = choice.finish_reason.filter(|r| !r.is_empty()) {
                 if !self.finished {
                     let reason = if self.refused { "refusal".to_owned() } else { reason };
-                    out.push(Chunk::Stop { reason });
+                    out.push(Chunk::Stop { reason, raw: None });
                 }
                 self.finished = true;
             }
@@ -313,6 +313,7 @@ impl OpenAiDecoder {
             cache_write_tokens: None,
             cache_read_tokens: cached.map(|_| read.saturating_sub(r_read)),
             total_cost: usage.cost,
+            reasoning_tokens: None,
         }));
     }
 }

@@ -17,6 +17,8 @@ pub struct NativeToolCall {
     pub name: String,
     /// The arguments read so far.
     pub arguments: PartialJsonObject,
+    /// Gemini: the call's `thoughtSignature`.
+    pub signature: Option<String>,
 }
 
 /// Collects the pieces of every native tool call of one reply, in order of first piece.
@@ -34,7 +36,7 @@ impl ToolCallAssembler {
     }
 
     /// Adds a piece; returns the index of the call it belongs to. A piece without any id
-    /// belongs to the latest call.
+    /// belongs to the latest call; a [`whole`](ToolCall::whole) piece replaces its arguments.
     pub fn push(&mut self, piece: &ToolCall) -> usize {
         let function = &piece.function;
         let id = function.id.as_deref().or(piece.call_id.as_deref());
@@ -52,6 +54,12 @@ impl ToolCallAssembler {
                     call.name = name.to_owned();
                 }
             }
+            if let Some(signature) = piece.signature.as_deref().filter(|s| !s.is_empty()) {
+                call.signature = Some(signature.to_owned());
+            }
+            if piece.whole {
+                call.arguments = PartialJsonObject::new();
+            }
             if let Some(arguments) = &function.arguments {
                 call.arguments.push(arguments);
             }
@@ -61,7 +69,7 @@ impl ToolCallAssembler {
 
     fn open(&mut self, id: &str) -> usize {
         self.positions.insert(id.to_owned(), self.calls.len());
-        self.calls.push(NativeToolCall { id: id.to_owned(), name: String::new(), arguments: PartialJsonObject::new() });
+        self.calls.push(NativeToolCall { id: id.to_owned(), name: String::new(), arguments: PartialJsonObject::new(), signature: None });
         self.calls.len() - 1
     }
 
