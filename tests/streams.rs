@@ -191,7 +191,7 @@ fn openai_null_counts_and_indices_are_tolerated() {
         chunks,
         [
             Chunk::text("a"),
-            Chunk::Stop { reason: "stop".into() },
+            Chunk::stop("stop"),
             Chunk::Usage(clew::stream::Usage { output_tokens: 2, ..Default::default() })
         ]
     );
@@ -228,11 +228,19 @@ fn signature_delta_is_reasoning_with_empty_text_and_redacted_thinking_keeps_its_
     assert_eq!(
         chunks,
         [
-            Chunk::Reasoning { reasoning: String::new(), signature: Some("sig".into()), redacted_data: None },
+            Chunk::Reasoning {
+                reasoning: String::new(),
+                signature: Some("sig".into()),
+                redacted_data: None,
+                encrypted_content: None,
+                summary: None
+            },
             Chunk::Reasoning {
                 reasoning: "[Redacted thinking block]".into(),
                 signature: None,
-                redacted_data: Some("opaque".into())
+                redacted_data: Some("opaque".into()),
+                encrypted_content: None,
+                summary: None
             },
         ]
     );

@@ -28,6 +28,8 @@ fn piece_from_js(chunk: &JsValue) -> Result<ToolCall, JsValue> {
             name: text_field(&function, "name"),
             arguments: text_field(&function, "arguments"),
         },
+        signature: text_field(&inner, "signature"),
+        whole: Reflect::get(&inner, &"whole".into()).ok().and_then(|v| v.as_bool()).unwrap_or(false),
     })
 }
 

@@ -346,12 +346,13 @@ pub fn block_texts(blocks: &[ContentBlock]) -> Vec<String> {
     blocks
         .iter()
         .flat_map(|b| match b {
-            ContentBlock::Text { text } => vec![text.clone()],
+            ContentBlock::Text { text, .. } => vec![text.clone()],
             ContentBlock::ToolResult { content, .. } => block_texts(&content.blocks()),
             ContentBlock::ToolUse { name, input, .. } => vec![format!("tool_use {name} {input}")],
             ContentBlock::Image { .. } => vec!["[image]".into()],
             ContentBlock::Thinking { thinking, .. } => vec![format!("thinking {thinking}")],
             ContentBlock::RedactedThinking { .. } => vec!["[redacted]".into()],
+            ContentBlock::Item { item, .. } => vec![format!("item {item}")],
         })
         .collect()
 }

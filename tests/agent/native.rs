@@ -78,7 +78,7 @@ fn a_native_call_runs_through_the_gates_and_its_result_carries_the_call_id() {
     assert_eq!(h.tool_calls[0], ("read".to_owned(), vec![("path".to_owned(), "a.md".to_owned())]));
     let assistant = h.task.history()[1].content.blocks();
     assert!(
-        matches!(&assistant[1], ContentBlock::ToolUse { id, name, input } if id == "toolu_1" && name == "read" && input.get("path").and_then(clew::json::Json::as_str) == Some("a.md"))
+        matches!(&assistant[1], ContentBlock::ToolUse { id, name, input, .. } if id == "toolu_1" && name == "read" && input.get("path").and_then(clew::json::Json::as_str) == Some("a.md"))
     );
     let user = h.task.history()[2].content.blocks();
     match &user[0] {

@@ -77,7 +77,7 @@ fn a_bad_option_is_an_error_that_names_it() {
     let cases = [
         (r#"[]"#, "needs an options object"),
         (r#"{}"#, "options.model is required"),
-        (r#"{"model":{"format":"gemini"}}"#, "options.model.format"),
+        (r#"{"model":{"format":"cohere"}}"#, "options.model.format"),
         (r#"{"model":{},"toolCalling":"json"}"#, "options.toolCalling"),
         (r#"{"model":{},"yolo":"yes"}"#, "options.yolo"),
         (r#"{"model":{},"retry":{"maxRetries":-1}}"#, "options.retry.maxRetries"),

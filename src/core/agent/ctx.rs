@@ -8,7 +8,8 @@ use super::message::{AskKind, MessageKind, SayKind};
 use super::round_state::{Round, StreamPhase, Wait};
 use super::task::{Ctx, Phase};
 use super::texts;
-use crate::core::conversation::{self, Content, ContentBlock, ImageSource, Role};
+use super::turn;
+use crate::core::conversation::{self, Content, ImageSource, Role};
 use crate::core::json::Json;
 use crate::core::request::ModelRequest;
 use crate::core::stream::Usage;
@@ -109,26 +110,12 @@ impl Ctx {
     /// Adds the assistant turn of `round` to the history, with `marker` appended to its text.
     /// Called once a round, when its stream stops delivering.
     pub(crate) fn record_reply(&mut self, round: &Round, marker: Option<&str>) {
-        let mut blocks = Vec::new();
-        for data in &round.redacted {
-            blocks.push(ContentBlock::RedactedThinking { data: data.clone() });
-        }
-        if !round.reasoning.is_empty() {
-            blocks
-                .push(ContentBlock::Thinking { thinking: round.reasoning.clone(), signature: round.signature.clone() });
-        }
-        let text = round.parser.text();
-        let has_text = !text.trim().is_empty() || marker.is_some();
-        if has_text {
-            blocks.push(ContentBlock::Text { text: format!("{text}{}", marker.unwrap_or_default()) });
-        }
-        for call in round.natives.calls() {
-            let input = Json::parse(call.arguments.raw())
+        let blocks = turn::blocks(&round.parts, round.parser.text(), marker, round.natives.calls(), |call| {
+            Json::parse(call.arguments.raw())
                 .ok()
                 .filter(Json::is_object)
-                .unwrap_or_else(|| super::tool_job::params_object(call));
-            blocks.push(ContentBlock::ToolUse { id: call.id.clone(), name: call.name.clone(), input });
-        }
+                .unwrap_or_else(|| super::tool_job::params_object(call))
+        });
         if !blocks.is_empty() {
             self.history.push(conversation::Message { role: Role::Assistant, content: Content::Blocks(blocks) });
         }

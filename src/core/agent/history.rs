@@ -71,7 +71,7 @@ pub(crate) fn request_messages_sourced(
                 continue;
             }
             if i == range.end + 1 {
-                let mut blocks = vec![ContentBlock::Text { text: texts::history_truncated().to_owned() }];
+                let mut blocks = vec![ContentBlock::text(texts::history_truncated().to_owned())];
                 blocks.extend(message.content.blocks());
                 out.push(Message { role: message.role, content: Content::Blocks(blocks) });
                 sources.push(None);
@@ -135,7 +135,7 @@ fn pair_tool_calls(messages: &mut [Message]) -> Vec<usize> {
         let (answered, asked) = (answered.unwrap_or(&empty), asked.unwrap_or(&empty));
         for block in blocks.iter_mut() {
             let text = match block {
-                ContentBlock::ToolUse { id, name, input }
+                ContentBlock::ToolUse { id, name, input, .. }
                     if message.role != Role::Assistant || !answered.contains_key(id) =>
                 {
                     format!("[called {name} with {input}]")
@@ -147,7 +147,7 @@ fn pair_tool_calls(messages: &mut [Message]) -> Vec<usize> {
                         .blocks()
                         .into_iter()
                         .filter_map(|b| match b {
-                            ContentBlock::Text { text } => Some(text),
+                            ContentBlock::Text { text, .. } => Some(text),
                             _ => None,
                         })
                         .collect();
@@ -155,7 +155,7 @@ fn pair_tool_calls(messages: &mut [Message]) -> Vec<usize> {
                 }
                 _ => continue,
             };
-            *block = ContentBlock::Text { text };
+            *block = ContentBlock::text(text);
             if changed.last() != Some(&i) {
                 changed.push(i);
             }
@@ -236,7 +236,7 @@ mod tests {
     #[test]
     fn a_tool_use_is_never_split_from_its_result() {
         let call =
-            ContentBlock::ToolUse { id: "t1".into(), name: "read".into(), input: Json::object().with("path", "a") };
+            ContentBlock::ToolUse { id: "t1".into(), name: "read".into(), input: Json::object().with("path", "a"), signature: None };
         let result =
             ContentBlock::ToolResult { tool_use_id: "t1".into(), content: Content::Text("ok".into()), is_error: false };
         let history = vec![

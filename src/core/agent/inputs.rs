@@ -151,7 +151,7 @@ impl Task {
                 }
                 let mut content = std::mem::take(content);
                 if let Some(context) = result.context.filter(|c| !c.is_empty()) {
-                    content.push(ContentBlock::Text { text: hook_context("TaskStart", &context) });
+                    content.push(ContentBlock::text(hook_context("TaskStart", &context)));
                 }
                 self.phase = Phase::AwaitingRoundStart { content, until: None };
             }

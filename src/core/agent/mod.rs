@@ -41,6 +41,7 @@ mod task;
 pub mod texts;
 mod tool_job;
 mod tool_steps;
+mod turn;
 
 pub use config::{
     AutoApprove, ConfigError, DescribeFn, HookSet, Limits, ParamSpec, RetryPolicy, TaskConfig, Timeouts, ToolCalling,

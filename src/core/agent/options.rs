@@ -81,7 +81,7 @@ impl TaskOptions {
         let format = match first.keep(string(model, "options.model", "format")).as_deref() {
             None => Format::Anthropic,
             Some(name) => name.parse().unwrap_or_else(|_| {
-                first.note("options.model.format must be \"anthropic\", \"openai\" or \"chunks\"".into());
+                first.note(format!("options.model.format must be one of {}", format_names()));
                 Format::Anthropic
             }),
         };
@@ -311,4 +311,10 @@ fn tools(options: &Json, fns: &Functions, first: &mut FirstError) -> (Vec<ToolSp
         slots.push(ToolSlots { name, execute: execute.unwrap_or_default(), describe });
     }
     (specs, slots)
+}
+
+/// The format names, quoted and joined for an error message.
+fn format_names() -> String {
+    let names: Vec<String> = Format::ALL.iter().map(|format| format!("\"{}\"", format.name())).collect();
+    names.join(", ")
 }

@@ -17,6 +17,8 @@ use super::round_state::{Item, Paced, Received, Round, Skip, StreamPhase, Wait};
 use super::task::Ctx;
 use super::texts;
 use super::tool_job;
+use super::turn;
+use crate::core::conversation::ContentBlock;
 use crate::core::json::Json;
 use crate::core::stream::Chunk;
 
@@ -34,22 +36,28 @@ impl Ctx {
                 if round.reasoning_ts.is_some() {
                     self.finish_reasoning(round);
                 }
+                turn::add_text(&mut round.parts, round.parser.text().len());
                 round.parser.push(&text);
                 round.sync_parsed();
             }
-            Chunk::Reasoning { reasoning, signature, redacted_data } => {
+            Chunk::TextEnd { signature, phase } => {
+                turn::end_text(&mut round.parts, round.parser.text().len(), signature, phase);
+            }
+            Chunk::Reasoning { reasoning, signature, redacted_data, encrypted_content, summary } => {
                 round.reasoning.push_str(&reasoning);
-                if let Some(signature) = signature.filter(|s| !s.is_empty()) {
-                    round.signature = Some(signature);
-                }
-                if let Some(data) = redacted_data {
-                    round.redacted.push(data);
+                match redacted_data {
+                    Some(data) => turn::add_block(&mut round.parts, ContentBlock::RedactedThinking { data }),
+                    None => {
+                        let signature = signature.filter(|s| !s.is_empty());
+                        turn::add_reasoning(&mut round.parts, &reasoning, signature, encrypted_content, summary);
+                    }
                 }
                 let before_text = round.parser.text().is_empty() && round.natives.calls().is_empty();
                 if !reasoning.is_empty() && before_text {
                     self.show_partial(round, Paced::Reasoning);
                 }
             }
+            Chunk::Item { item } => turn::add_block(&mut round.parts, turn::item(self.config.format, item)),
             Chunk::ToolCalls { tool_call } => {
                 let known = round.natives.calls().len();
                 let index = round.natives.push(&tool_call);
@@ -58,13 +66,17 @@ impl Ctx {
                         round.natives_from = Some(round.items.len());
                     }
                     round.items.push(Item::Native(index));
+                    turn::add_call(&mut round.parts, index);
                 }
             }
             Chunk::Usage(usage) => {
                 self.add_usage(round, &usage);
                 return false;
             }
-            Chunk::Stop { .. } => return false,
+            Chunk::Stop { reason, .. } => {
+                round.stop_reason = Some(reason);
+                return false;
+            }
         }
         round.skip != Skip::Nothing
     }

@@ -100,7 +100,7 @@ impl Task {
         }
         if answer.response == AskResponse::Message && answer.has_feedback() {
             self.ctx.say_with_images(SayKind::UserFeedback, answer.text.clone(), answer.images.clone());
-            content = vec![ContentBlock::Text { text: texts::too_many_mistakes(&answer.text) }];
+            content = vec![ContentBlock::text(texts::too_many_mistakes(&answer.text))];
             content.extend(answer.images.into_iter().map(|source| ContentBlock::Image { source }));
         }
         self.ctx.mistakes = 0;
@@ -238,7 +238,7 @@ impl Task {
         let Round { mut user_content, stream, .. } = round;
         if let StreamPhase::FailedMidStream { failure } = stream {
             history::answer_cut_off_calls(self.ctx.history.last(), &mut user_content);
-            user_content.push(ContentBlock::Text { text: texts::resume_after_error().to_owned() });
+            user_content.push(ContentBlock::text(texts::resume_after_error().to_owned()));
             self.retry_between_rounds(&failure, user_content);
             return;
         }
@@ -247,15 +247,15 @@ impl Task {
             self.ctx.say(SayKind::Error, texts::empty_reply_error());
             self.ctx.history.push(conversation::Message {
                 role: Role::Assistant,
-                content: Content::Blocks(vec![ContentBlock::Text { text: texts::EMPTY_REPLY.to_owned() }]),
+                content: Content::Blocks(vec![ContentBlock::text(texts::EMPTY_REPLY.to_owned())]),
             });
             self.ctx.mistakes += 1;
-            let content = vec![ContentBlock::Text { text: texts::no_tools_used(native) }];
+            let content = vec![ContentBlock::text(texts::no_tools_used(native))];
             self.retry_between_rounds(&Failure::empty_reply(), content);
             return;
         }
         if !has_tool_use {
-            user_content.push(ContentBlock::Text { text: texts::no_tools_used(native) });
+            user_content.push(ContentBlock::text(texts::no_tools_used(native)));
             self.ctx.mistakes += 1;
         }
         self.ctx.retry_attempts = 0;
@@ -326,13 +326,13 @@ fn summarize(content: &[ContentBlock]) -> String {
     let parts: Vec<String> = content
         .iter()
         .map(|block| match block {
-            ContentBlock::Text { text } => text.clone(),
+            ContentBlock::Text { text, .. } => text.clone(),
             ContentBlock::Image { .. } => "[image]".to_owned(),
             ContentBlock::ToolResult { content, .. } => content
                 .blocks()
                 .into_iter()
                 .filter_map(|b| match b {
-                    ContentBlock::Text { text } => Some(text),
+                    ContentBlock::Text { text, .. } => Some(text),
                     _ => None,
                 })
                 .collect::<Vec<_>>()

@@ -5,6 +5,7 @@ use std::rc::Rc;
 
 use super::effect::Outcome;
 use super::failure::Failure;
+use super::turn::Part;
 use crate::core::conversation::ContentBlock;
 use crate::core::parser::{BlockRef, IncrementalParser, ToolSet};
 use crate::core::stream::{StreamDecoder, ToolCall, ToolCallAssembler, Usage};
@@ -143,12 +144,10 @@ pub(crate) struct Round {
     pub(crate) saved_text: String,
     /// The native calls read from a snapshot, until [`Round::restore`] rebuilds the assembler.
     pub(crate) saved_natives: Vec<ToolCall>,
-    /// Reasoning so far.
+    /// Reasoning so far, as shown (every reasoning part of the reply, joined).
     pub(crate) reasoning: String,
-    /// The reasoning's signature.
-    pub(crate) signature: Option<String>,
-    /// Encrypted reasoning blocks.
-    pub(crate) redacted: Vec<String>,
+    /// The reply's parts as the provider sent them, for the history.
+    pub(crate) parts: Vec<Part>,
     /// The reasoning message, while it streams.
     pub(crate) reasoning_ts: Option<u64>,
     /// Blocks in presentation order.
@@ -169,6 +168,8 @@ pub(crate) struct Round {
     pub(crate) context_retry_used: bool,
     /// The round's usage.
     pub(crate) usage: Usage,
+    /// Why the model stopped, once a stop chunk came.
+    pub(crate) stop_reason: Option<String>,
     /// A held-back partial update, and when it is due.
     pub(crate) paced: Option<(Paced, u64)>,
     /// The last partial update sent: message ts and time.
@@ -195,8 +196,7 @@ impl Default for Round {
             saved_text: String::new(),
             saved_natives: Vec::new(),
             reasoning: String::new(),
-            signature: None,
-            redacted: Vec::new(),
+            parts: Vec::new(),
             reasoning_ts: None,
             items: Vec::new(),
             parsed_known: 0,
@@ -207,6 +207,7 @@ impl Default for Round {
             skip: Skip::default(),
             context_retry_used: false,
             usage: Usage::default(),
+            stop_reason: None,
             paced: None,
             last_partial: None,
             usage_incomplete: false,
@@ -231,8 +232,8 @@ impl Round {
         self.index = 0;
         self.index_ts = None;
         self.reasoning.clear();
-        self.signature = None;
-        self.redacted.clear();
+        self.parts.clear();
+        self.stop_reason = None;
         self.reasoning_ts = None;
         self.paced = None;
         self.decoder = None;

@@ -268,7 +268,7 @@ impl Task {
         let ts =
             self.ctx.transcript.append(now, MessageKind::Say(SayKind::Task), text.to_owned(), images.clone(), None);
         self.ctx.emit_message(ts);
-        let mut content = vec![ContentBlock::Text { text: format!("<task>\n{text}\n</task>") }];
+        let mut content = vec![ContentBlock::text(format!("<task>\n{text}\n</task>"))];
         content.extend(images.into_iter().map(|source| ContentBlock::Image { source }));
         self.phase = if self.ctx.config.hooks.task_start {
             let id = self.ctx.new_id();

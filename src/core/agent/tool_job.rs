@@ -168,7 +168,7 @@ pub(crate) fn describe(ctx: &Ctx, name: &str, params: &[(String, String)]) -> St
 /// Pushes a notice for `job` (a plain text block, or a tool_result for a native call).
 pub(crate) fn push_notice(round: &mut Round, job: &ToolJob, text: String) {
     let block = match &job.call_id {
-        None => ContentBlock::Text { text },
+        None => ContentBlock::text(text),
         Some(id) => ContentBlock::ToolResult { tool_use_id: id.clone(), content: Content::Text(text), is_error: true },
     };
     round.user_content.push(block);
@@ -177,14 +177,14 @@ pub(crate) fn push_notice(round: &mut Round, job: &ToolJob, text: String) {
 /// The result blocks of `job`: `[desc] Result:\n…` with any images.
 pub(crate) fn result_blocks(job: &ToolJob, text: &str, images: Vec<ImageSource>, is_error: bool) -> Vec<ContentBlock> {
     let body = if text.is_empty() && images.is_empty() { texts::EMPTY_RESULT } else { text };
-    let header = ContentBlock::Text { text: format!("{} Result:\n{body}", job.description) };
+    let header = ContentBlock::text(format!("{} Result:\n{body}", job.description));
     let images = images.into_iter().map(|source| ContentBlock::Image { source });
     match &job.call_id {
         None => std::iter::once(header).chain(images).collect(),
         Some(id) => {
             let mut blocks: Vec<ContentBlock> = std::iter::once(header).chain(images).collect();
             let content = match (blocks.len(), blocks.pop()) {
-                (1, Some(ContentBlock::Text { text })) => Content::Text(text),
+                (1, Some(ContentBlock::Text { text, .. })) => Content::Text(text),
                 (_, Some(last)) => {
                     blocks.push(last);
                     Content::Blocks(blocks)
@@ -205,7 +205,7 @@ pub(crate) fn get<'a>(job: &'a ToolJob, name: &str) -> &'a str {
 /// native calls).
 pub(crate) fn result_blocks_raw(job: &ToolJob, text: String) -> Vec<ContentBlock> {
     match &job.call_id {
-        None => vec![ContentBlock::Text { text }],
+        None => vec![ContentBlock::text(text)],
         Some(id) => {
             vec![ContentBlock::ToolResult { tool_use_id: id.clone(), content: Content::Text(text), is_error: true }]
         }

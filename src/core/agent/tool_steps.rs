@@ -224,7 +224,7 @@ impl Ctx {
     /// The same call with identical parameters: a warning at 3, the mistake limit at 5.
     fn count_identical(&mut self, round: &mut Round, job: &ToolJob) {
         match self.identical.record(&job.name, &job.params) {
-            3 => round.user_content.push(ContentBlock::Text { text: texts::repeated_call(&job.name) }),
+            3 => round.user_content.push(ContentBlock::text(texts::repeated_call(&job.name))),
             IDENTICAL_LIMIT => self.mistakes = self.config.max_consecutive_mistakes,
             _ => {}
         }
@@ -235,7 +235,7 @@ impl Ctx {
             return;
         }
         self.say_with_images(SayKind::UserFeedback, answer.text.clone(), answer.images.clone());
-        round.user_content.push(ContentBlock::Text { text: texts::feedback(&answer.text) });
+        round.user_content.push(ContentBlock::text(texts::feedback(&answer.text)));
         round.user_content.extend(answer.images.iter().cloned().map(|source| ContentBlock::Image { source }));
     }
 
@@ -268,9 +268,9 @@ impl Ctx {
                 }
                 self.say_with_images(SayKind::UserFeedback, answer.text.clone(), answer.images.clone());
                 let mut blocks = vec![
-                    ContentBlock::Text { text: "[attempt_completion] Result: Done".to_owned() },
-                    ContentBlock::Text { text: texts::completion_feedback().to_owned() },
-                    ContentBlock::Text { text: format!("<feedback>\n{}\n</feedback>", answer.text) },
+                    ContentBlock::text("[attempt_completion] Result: Done".to_owned()),
+                    ContentBlock::text(texts::completion_feedback().to_owned()),
+                    ContentBlock::text(format!("<feedback>\n{}\n</feedback>", answer.text)),
                 ];
                 blocks.extend(answer.images.into_iter().map(|source| ContentBlock::Image { source }));
                 let blocks = match &job.call_id {
@@ -293,7 +293,7 @@ impl Ctx {
         match std::mem::take(&mut round.wait) {
             Wait::PreHook { id: waiting, job } if waiting == id => {
                 if let Some(context) = result.context.as_deref().filter(|c| !c.is_empty()) {
-                    round.user_content.push(ContentBlock::Text { text: hook_context("PreToolUse", context) });
+                    round.user_content.push(ContentBlock::text(hook_context("PreToolUse", context)));
                 }
                 if result.cancel {
                     let text = texts::tool_error("The PreToolUse hook blocked this tool call.");
@@ -305,7 +305,7 @@ impl Ctx {
             Wait::PostHook { id: waiting, job, result: blocks, .. } if waiting == id => {
                 self.push_result(round, &job, blocks);
                 if let Some(context) = result.context.as_deref().filter(|c| !c.is_empty()) {
-                    round.user_content.push(ContentBlock::Text { text: hook_context("PostToolUse", context) });
+                    round.user_content.push(ContentBlock::text(hook_context("PostToolUse", context)));
                 }
                 if result.cancel {
                     return true;

@@ -6,6 +6,13 @@ use crate::core::json::fields::{self, object, required, string};
 use crate::core::json::Json;
 
 use super::{Content, ContentBlock, ImageSource, Message, Role};
+use crate::core::stream::Format;
+
+fn put(object: &mut Json, key: &str, value: Option<&String>) {
+    if let Some(value) = value {
+        object.set(key, value);
+    }
+}
 
 /// Why a value could not be read: where, and what is wrong.
 type Error = String;
@@ -69,7 +76,11 @@ impl ContentBlock {
     pub fn from_json(value: &Json, at: &str) -> Result<Self, Error> {
         let value = object(value, at)?;
         Ok(match value.get("type").and_then(Json::as_str) {
-            Some("text") => Self::Text { text: required(value, at, "text")? },
+            Some("text") => Self::Text {
+                text: required(value, at, "text")?,
+                signature: string(value, at, "signature")?,
+                phase: string(value, at, "phase")?,
+            },
             Some("image") => Self::Image {
                 source: ImageSource::from_json(value.get("source").unwrap_or(&Json::Null), &format!("{at}.source"))?,
             },
@@ -77,6 +88,7 @@ impl ContentBlock {
                 id: required(value, at, "id")?,
                 name: required(value, at, "name")?,
                 input: value.get("input").filter(|v| !v.is_null()).cloned().unwrap_or_else(Json::object),
+                signature: string(value, at, "signature")?,
             },
             Some("tool_result") => Self::ToolResult {
                 tool_use_id: required(value, at, "tool_use_id")?,
@@ -89,8 +101,27 @@ impl ContentBlock {
             Some("thinking") => Self::Thinking {
                 thinking: required(value, at, "thinking")?,
                 signature: string(value, at, "signature")?,
+                encrypted_content: string(value, at, "encrypted_content")?,
+                summary: match value.get("summary") {
+                    None | Some(Json::Null) => None,
+                    Some(Json::Array(parts)) => Some(
+                        parts
+                            .iter()
+                            .map(|part| part.as_str().map(str::to_owned))
+                            .collect::<Option<_>>()
+                            .ok_or_else(|| format!("{at}.summary must be an array of strings"))?,
+                    ),
+                    Some(_) => return Err(format!("{at}.summary must be an array of strings")),
+                },
             },
             Some("redacted_thinking") => Self::RedactedThinking { data: required(value, at, "data")? },
+            Some("item") => Self::Item {
+                format: match value.get("format").and_then(Json::as_str).map(str::parse::<Format>) {
+                    Some(Ok(format)) => format,
+                    _ => return Err(format!("{at}.format must name a stream format")),
+                },
+                item: value.get("item").cloned().ok_or_else(|| format!("{at}.item is required"))?,
+            },
             Some(other) => return Err(format!("{at}.type \"{other}\" is not a content block type")),
             None => return Err(format!("{at}.type is required")),
         })
@@ -100,10 +131,17 @@ impl ContentBlock {
     pub fn to_json(&self) -> Json {
         let block = |kind: &str| Json::object().with("type", kind);
         match self {
-            Self::Text { text } => block("text").with("text", text),
+            Self::Text { text, signature, phase } => {
+                let mut out = block("text").with("text", text);
+                put(&mut out, "signature", signature.as_ref());
+                put(&mut out, "phase", phase.as_ref());
+                out
+            }
             Self::Image { source } => block("image").with("source", source.to_json()),
-            Self::ToolUse { id, name, input } => {
-                block("tool_use").with("id", id).with("name", name).with("input", input.clone())
+            Self::ToolUse { id, name, input, signature } => {
+                let mut out = block("tool_use").with("id", id).with("name", name).with("input", input.clone());
+                put(&mut out, "signature", signature.as_ref());
+                out
             }
             Self::ToolResult { tool_use_id, content, is_error } => {
                 let result = block("tool_result").with("tool_use_id", tool_use_id).with("content", content.to_json());
@@ -113,14 +151,17 @@ impl ContentBlock {
                     result
                 }
             }
-            Self::Thinking { thinking, signature } => {
+            Self::Thinking { thinking, signature, encrypted_content, summary } => {
                 let mut out = block("thinking").with("thinking", thinking);
-                if let Some(signature) = signature {
-                    out.set("signature", signature);
+                put(&mut out, "signature", signature.as_ref());
+                put(&mut out, "encrypted_content", encrypted_content.as_ref());
+                if let Some(parts) = summary {
+                    out.set("summary", parts.iter().map(Json::from).collect::<Vec<_>>());
                 }
                 out
             }
             Self::RedactedThinking { data } => block("redacted_thinking").with("data", data),
+            Self::Item { format, item } => block("item").with("format", format.name()).with("item", item.clone()),
         }
     }
 }

@@ -1,6 +1,7 @@
 //! The conversation: the model-facing history a task keeps and sends, as the reference loop
 //! stores it. Messages hold Anthropic-shaped content blocks (text, image, tool_use,
-//! tool_result, thinking, redacted_thinking); each request builder ([`crate::core::request`])
+//! tool_result, thinking, redacted_thinking, and `item` for another format's output items);
+//! each request builder ([`crate::core::request`])
 //! converts them to its provider's shape.
 
 mod json;
@@ -8,6 +9,7 @@ mod json;
 use serde::{Deserialize, Serialize};
 
 use crate::core::json::Json;
+use crate::core::stream::Format;
 
 /// Who wrote a message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -42,7 +44,7 @@ impl Content {
     /// The content as blocks (a string becomes one text block).
     pub fn blocks(&self) -> Vec<ContentBlock> {
         match self {
-            Self::Text(text) => vec![ContentBlock::Text { text: text.clone() }],
+            Self::Text(text) => vec![ContentBlock::text(text.clone())],
             Self::Blocks(blocks) => blocks.clone(),
         }
     }
@@ -56,6 +58,13 @@ pub enum ContentBlock {
     Text {
         /// The text.
         text: String,
+        /// Gemini: the `thoughtSignature` the text part came with, sent back on it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        signature: Option<String>,
+        /// OpenAI Responses: the message item's `phase` (`"commentary"`, `"final_answer"`),
+        /// sent back on it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        phase: Option<String>,
     },
     /// An image.
     Image {
@@ -70,6 +79,9 @@ pub enum ContentBlock {
         name: String,
         /// The arguments object.
         input: Json,
+        /// Gemini: the `thoughtSignature` the call came with, sent back on it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        signature: Option<String>,
     },
     /// The result of a native tool call.
     ToolResult {
@@ -85,15 +97,38 @@ pub enum ContentBlock {
     Thinking {
         /// The reasoning text.
         thinking: String,
-        /// The provider's signature; unsigned reasoning is not sent back.
+        /// The provider's signature (Anthropic's, or a Gemini thought part's
+        /// `thoughtSignature`); unsigned reasoning is not sent back.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         signature: Option<String>,
+        /// OpenAI Responses: the reasoning item's encrypted content. An item is sent back
+        /// only with it (the provider keeps nothing with `store: false`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        encrypted_content: Option<String>,
+        /// OpenAI Responses: the reasoning item's summary parts (`thinking` shows them joined).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        summary: Option<Vec<String>>,
     },
     /// Encrypted reasoning, sent back as it came.
     RedactedThinking {
         /// The encrypted data.
         data: String,
     },
+    /// An output item clew does not interpret (an OpenAI Responses `file_search_call`, a
+    /// Gemini `executableCode` part…), sent back whole and in place to its own format only.
+    Item {
+        /// The format it came from.
+        format: Format,
+        /// The item as the provider sent it.
+        item: Json,
+    },
+}
+
+impl ContentBlock {
+    /// A plain text block.
+    pub fn text(text: String) -> Self {
+        Self::Text { text, signature: None, phase: None }
+    }
 }
 
 /// An image's bytes or address.

@@ -93,9 +93,21 @@ fn message_json(role: Role, content: &Content, breakpoint: bool) -> Json {
 }
 
 fn block_json(block: &ContentBlock) -> Option<Json> {
+    let block_of = |kind: &str| Json::object().with("type", kind);
     Some(match block {
-        // Unsigned reasoning cannot be sent back; the API would reject it.
-        ContentBlock::Thinking { signature: None, .. } => return None,
+        // Unsigned reasoning cannot be sent back; the API would reject it. Another format's
+        // reasoning items and output items are not Anthropic's.
+        ContentBlock::Thinking { signature: None, .. }
+        | ContentBlock::Thinking { encrypted_content: Some(_), .. }
+        | ContentBlock::Item { .. } => return None,
+        ContentBlock::Thinking { thinking, signature: Some(signature), .. } => {
+            block_of("thinking").with("thinking", thinking).with("signature", signature)
+        }
+        // Only Anthropic's own members: another format's signature or phase is not sent.
+        ContentBlock::Text { text, .. } => block_of("text").with("text", text),
+        ContentBlock::ToolUse { id, name, input, .. } => {
+            block_of("tool_use").with("id", id).with("name", name).with("input", input.clone())
+        }
         ContentBlock::ToolResult { tool_use_id, content, is_error } => {
             let inner: Vec<Json> = content.blocks().iter().filter_map(block_json).collect();
             let result =

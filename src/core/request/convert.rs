@@ -106,6 +106,7 @@ impl ModelSettings {
             api_key: string(value, at, "apiKey")?,
             prompt_cache: flag(value, at, "promptCache")?,
             browser: flag(value, at, "browser")?,
+            store: fields::flag(value, at, "store")?,
         })
     }
 
@@ -125,6 +126,9 @@ impl ModelSettings {
         out.set("headers", headers_json(&self.headers));
         put(&mut out, "baseUrl", self.base_url.as_ref());
         put(&mut out, "apiKey", self.api_key.as_ref());
+        if let Some(store) = self.store {
+            out.set("store", store);
+        }
         out.with("promptCache", self.prompt_cache).with("browser", self.browser)
     }
 }
@@ -168,5 +172,6 @@ pub fn usage_from_json(value: &Json, at: &str) -> Result<Usage, Error> {
         cache_write_tokens: count(value, at, "cacheWriteTokens")?,
         cache_read_tokens: count(value, at, "cacheReadTokens")?,
         total_cost: amount(value, at, "totalCost")?,
+        reasoning_tokens: count(value, at, "reasoningTokens")?,
     })
 }

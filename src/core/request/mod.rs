@@ -6,8 +6,10 @@
 
 mod anthropic;
 mod convert;
+mod gemini;
 mod headers;
 mod openai;
+mod responses;
 
 #[cfg(test)]
 mod tests;
@@ -21,7 +23,9 @@ use crate::core::stream::Format;
 pub use anthropic::build_anthropic;
 pub use convert::{model_info_from_json, usage_from_json};
 pub use headers::Headers;
+pub use gemini::{build_gemini, MADE_UP_CALL_ID};
 pub use openai::build_openai;
+pub use responses::build_responses;
 
 /// Everything one model call needs.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -88,6 +92,10 @@ pub struct ModelSettings {
     /// Whether the request is sent from a browser (Anthropic then needs a consent header).
     #[serde(default)]
     pub browser: bool,
+    /// OpenAI Responses: whether the provider stores the response (default `false`: a page
+    /// or a Worker keeps no server state, so every turn is sent back whole).
+    #[serde(default)]
+    pub store: Option<bool>,
 }
 
 impl ModelSettings {
@@ -130,6 +138,8 @@ pub fn build_request(format: Format, request: &ModelRequest) -> HttpRequest {
     match format {
         Format::Anthropic => build_anthropic(request),
         Format::OpenAi | Format::Chunks => build_openai(request),
+        Format::OpenAiResponses => build_responses(request),
+        Format::Gemini => build_gemini(request),
     }
 }
 

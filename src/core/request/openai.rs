@@ -61,7 +61,7 @@ pub fn build_openai(request: &ModelRequest) -> HttpRequest {
     HttpRequest::post(url, headers, &body, &settings.headers)
 }
 
-fn is_reasoning_model(id: &str) -> bool {
+pub(super) fn is_reasoning_model(id: &str) -> bool {
     let id = id.rsplit('/').next().unwrap_or(id);
     ["o1", "o3", "o4", "gpt-5"].iter().any(|prefix| id.starts_with(prefix)) && !crate::core::text::contains(id, "chat")
 }
@@ -83,14 +83,14 @@ fn push_message(message: &Message, out: &mut Vec<Json>) {
             let text: Vec<&str> = blocks
                 .iter()
                 .filter_map(|b| match b {
-                    ContentBlock::Text { text } => Some(text.as_str()),
+                    ContentBlock::Text { text, .. } => Some(text.as_str()),
                     _ => None,
                 })
                 .collect();
             let calls: Vec<Json> = blocks
                 .iter()
                 .filter_map(|b| match b {
-                    ContentBlock::ToolUse { id, name, input } => {
+                    ContentBlock::ToolUse { id, name, input, .. } => {
                         let function = Json::object().with("name", name).with("arguments", input.to_string());
                         Some(Json::object().with("id", id).with("type", "function").with("function", function))
                     }
@@ -130,7 +130,7 @@ fn push_message(message: &Message, out: &mut Vec<Json>) {
 
 fn part_json(block: &ContentBlock) -> Option<Json> {
     match block {
-        ContentBlock::Text { text } => Some(Json::object().with("type", "text").with("text", text)),
+        ContentBlock::Text { text, .. } => Some(Json::object().with("type", "text").with("text", text)),
         ContentBlock::Image { source } => Some(
             Json::object().with("type", "image_url").with("image_url", Json::object().with("url", image_url(source))),
         ),
@@ -138,7 +138,7 @@ fn part_json(block: &ContentBlock) -> Option<Json> {
     }
 }
 
-fn image_url(source: &ImageSource) -> String {
+pub(super) fn image_url(source: &ImageSource) -> String {
     match source {
         ImageSource::Base64 { media_type, data } => format!("data:{media_type};base64,{data}"),
         ImageSource::Url { url } => url.clone(),
@@ -146,12 +146,12 @@ fn image_url(source: &ImageSource) -> String {
 }
 
 /// The text of a tool result (images in results are described, not sent).
-fn text_of(content: &Content) -> String {
+pub(super) fn text_of(content: &Content) -> String {
     content
         .blocks()
         .iter()
         .map(|block| match block {
-            ContentBlock::Text { text } => text.clone(),
+            ContentBlock::Text { text, .. } => text.clone(),
             ContentBlock::Image { .. } => "[image]".to_owned(),
             _ => String::new(),
         })

@@ -15,14 +15,25 @@ fn sample_request(tools: bool) -> ModelRequest {
             Message {
                 role: Role::Assistant,
                 content: Content::Blocks(vec![
-                    ContentBlock::Thinking { thinking: "hm".into(), signature: Some("sig".into()) },
-                    ContentBlock::Thinking { thinking: "unsigned".into(), signature: None },
-                    ContentBlock::Text { text: "Reading.".into() },
+                    ContentBlock::Thinking {
+                        thinking: "hm".into(),
+                        signature: Some("sig".into()),
+                        encrypted_content: None,
+                        summary: None,
+                    },
+                    ContentBlock::Thinking {
+                        thinking: "unsigned".into(),
+                        signature: None,
+                        encrypted_content: None,
+                        summary: None,
+                    },
+                    ContentBlock::text("Reading.".into()),
                     ContentBlock::ToolUse {
                         id: "toolu_1".into(),
                         name: "read_file".into(),
                         input: j(json!({"path": "a.md"})),
-                    },
+ signature: None,
+},
                 ]),
             },
             Message {
@@ -36,7 +47,7 @@ fn sample_request(tools: bool) -> ModelRequest {
                     ContentBlock::Image {
                         source: ImageSource::Base64 { media_type: "image/png".into(), data: "iVBOR".into() },
                     },
-                    ContentBlock::Text { text: "<environment_details>…</environment_details>".into() },
+                    ContentBlock::text("<environment_details>…</environment_details>".into()),
                 ]),
             },
         ],
@@ -155,7 +166,7 @@ fn model_request_reads_string_and_block_content_and_names_what_is_wrong() {
     assert_eq!(request.messages[0].content, Content::Text("plain".into()));
     assert_eq!(
         request.messages[1].content,
-        Content::Blocks(vec![ContentBlock::ToolUse { id: "t".into(), name: "n".into(), input: j(json!({"a": [1]})) }])
+        Content::Blocks(vec![ContentBlock::ToolUse { id: "t".into(), name: "n".into(), input: j(json!({"a": [1]})), signature: None }])
     );
     let Content::Blocks(blocks) = &request.messages[2].content else { panic!("blocks") };
     assert!(matches!(&blocks[0], ContentBlock::ToolResult { is_error: true, .. }));

@@ -67,7 +67,7 @@ impl Task {
             _ => Vec::new(),
         };
         trailing.retain(
-            |block| !matches!(block, ContentBlock::Text { text } if NOTICE_STARTS.iter().any(|s| text.starts_with(s))),
+            |block| !matches!(block, ContentBlock::Text { text, .. } if NOTICE_STARTS.iter().any(|s| text.starts_with(s))),
         );
         answer_open_calls(history.last().map(|m| &m.content), &mut trailing);
         self.ctx.usage = usage_of(&messages);
@@ -132,7 +132,7 @@ pub(crate) fn resumed_content(
     completed: bool,
     answer: &super::super::message::AskAnswer,
 ) -> Vec<ContentBlock> {
-    content.push(ContentBlock::Text { text: texts::resumption_notice(elapsed_ms, completed, &answer.text) });
+    content.push(ContentBlock::text(texts::resumption_notice(elapsed_ms, completed, &answer.text)));
     for source in &answer.images {
         content.push(ContentBlock::Image { source: source.clone() });
     }

@@ -36,11 +36,16 @@ use writer::Writer;
 /// The snapshot format this version writes.
 ///
 /// The promise: a snapshot written by any released version restores in every later one.
-/// Format 2 is the first released format; its reference files are under
-/// `tests/fixtures/snapshots/v2/` and never change. A new format gets a new number, its own
+/// Format 2 is the first released format; the reference files of each format are under
+/// `tests/fixtures/snapshots/v<N>/` and never change. A new format gets a new number, its own
 /// reference files beside the old ones, and a reader for each earlier format (a migration in
 /// [`Task::restore`]): a format once released is never refused.
-pub const SNAPSHOT_VERSION: u64 = 2;
+///
+/// Format 3 (this one) keeps the reply's parts in the order they came, with what each is sent
+/// back with (signatures, encrypted reasoning, a message's phase, opaque items), and the stop
+/// reason; format 2 kept one reasoning text, its signature and the redacted blocks, which a
+/// format-2 snapshot still restores to (the history it would have written).
+pub const SNAPSHOT_VERSION: u64 = 3;
 
 /// The oldest format [`Task::restore`] reads: the first one released. (Format 1 was only
 /// written by development builds before durable tasks were released.)
@@ -154,7 +159,7 @@ impl Task {
         // NOTE: where a later format's reader goes: each earlier version is read by its own
         // migration into this version's state, never refused.
         match version {
-            Some(OLDEST_SNAPSHOT_VERSION..=SNAPSHOT_VERSION) => {}
+            Some(known @ OLDEST_SNAPSHOT_VERSION..=SNAPSHOT_VERSION) => r.version = known,
             Some(version) => {
                 let why = if version > SNAPSHOT_VERSION {
                     "it was written by a later version of clew"

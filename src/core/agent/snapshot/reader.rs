@@ -28,13 +28,15 @@ pub(super) struct Reader<'a> {
     outer: Vec<(Level<'a>, &'a [Json])>,
     /// The first error.
     pub(super) error: Option<String>,
+    /// The format version being read.
+    pub(super) version: u64,
 }
 
 impl<'a> Reader<'a> {
     /// A reader of the object `value`, named `path` in errors.
     pub(super) fn new(value: &'a Json, path: &str) -> Self {
         let level = Level { at: value, path: path.to_owned(), tuple: false, next: 0 };
-        let mut reader = Self { level, outer: Vec::new(), error: None };
+        let mut reader = Self { level, outer: Vec::new(), error: None, version: super::SNAPSHOT_VERSION };
         if !value.is_object() {
             reader.fail("", "must be an object");
         }
@@ -118,6 +120,10 @@ fn whole(value: &Json) -> Option<u64> {
 }
 
 impl Visit for Reader<'_> {
+    fn version(&self) -> u64 {
+        self.version
+    }
+
     fn reading(&self) -> bool {
         true
     }

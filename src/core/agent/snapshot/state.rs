@@ -12,6 +12,8 @@ use super::super::repeats::Repeats;
 use super::super::round_state::{Item, Received, Round, Skip, StreamPhase, ToolJob, Wait};
 use super::super::tags::tags;
 use super::super::task::{Ctx, Phase, TaskUsage};
+use super::super::turn::{self, Part};
+use crate::core::conversation::ContentBlock;
 use super::visit::{index, small, variant, Visit};
 
 // The name of each variant in the snapshot, declared once (`tags.rs`). Format 2's names: a
@@ -86,6 +88,7 @@ pub(crate) fn check_tags() -> Result<(), String> {
     check(StreamPhase::default())?;
     check(Received::default())?;
     check(Skip::default())?;
+    check(Part::Call(0))?;
     check(Phase::default())
 }
 
@@ -189,9 +192,45 @@ fn natives(v: &mut dyn Visit, round: &mut Round) {
     if v.reading() {
         for [id, name, arguments] in calls {
             let function = ToolCallFunction { id: Some(id.clone()), name: Some(name), arguments: Some(arguments) };
-            round.saved_natives.push(ToolCall { call_id: Some(id), function });
+            round.saved_natives.push(ToolCall { call_id: Some(id), function, signature: None, whole: false });
         }
     }
+}
+
+tags!(Part {
+    "block" => Part::Block { .. } = Part::Block { block: ContentBlock::text(String::new()), open: false },
+    "text" => Part::Text { .. } = Part::Text { from: 0, signature: None, phase: None, open: false },
+    "call" => Part::Call(_) = Part::Call(0),
+});
+
+/// The reply's parts (format 3 on).
+fn parts(v: &mut dyn Visit, parts: &mut Vec<Part>) {
+    let mut count = parts.len();
+    v.begin_list("parts", &mut count);
+    parts.resize_with(count, || Part::Call(0));
+    for (i, part) in parts.iter_mut().enumerate() {
+        v.item(i);
+        variant(v, "kind", part);
+        match part {
+            Part::Block { block, open } => {
+                let mut blocks = vec![block.clone()];
+                v.blocks("block", &mut blocks);
+                v.flag("open", open);
+                if let (true, Some(read)) = (v.reading(), blocks.pop()) {
+                    *block = read;
+                }
+            }
+            Part::Text { from, signature, phase, open } => {
+                index(v, "from", from);
+                v.optional_text("signature", signature);
+                v.optional_text("phase", phase);
+                v.flag("open", open);
+            }
+            Part::Call(n) => index(v, "call", n),
+        }
+        v.end();
+    }
+    v.end();
 }
 
 /// Blocks in presentation order, as `p<n>` (parser block) and `n<n>` (native call).
@@ -235,8 +274,14 @@ fn round(v: &mut dyn Visit, round: &mut Round) {
     }
     natives(v, round);
     v.text("reasoning", &mut round.reasoning);
-    v.optional_text("signature", &mut round.signature);
-    v.strings("redacted", &mut round.redacted);
+    if v.version() >= 3 {
+        parts(v, &mut round.parts);
+    } else {
+        let (mut signature, mut redacted) = (None, Vec::new());
+        v.optional_text("signature", &mut signature);
+        v.strings("redacted", &mut redacted);
+        round.parts = turn::from_format_2(&round.reasoning, signature, redacted, round.saved_natives.len());
+    }
     v.optional("reasoningTs", &mut round.reasoning_ts);
     items(v, round);
     index(v, "parsedKnown", &mut round.parsed_known);
@@ -255,7 +300,13 @@ fn round(v: &mut dyn Visit, round: &mut Round) {
     v.optional("cacheWriteTokens", &mut usage.cache_write_tokens);
     v.optional("cacheReadTokens", &mut usage.cache_read_tokens);
     v.cost("totalCostBits", &mut usage.total_cost);
+    if v.version() >= 3 {
+        v.optional("reasoningTokens", &mut usage.reasoning_tokens);
+    }
     v.end();
+    if v.version() >= 3 {
+        v.optional_text("stopReason", &mut round.stop_reason);
+    }
     // NOTE: pacing (a held-back partial update, the last one's time) is not kept: it
     // matters only while a reply streams, and a restored stream does not go on.
     v.end();

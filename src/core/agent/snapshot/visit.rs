@@ -12,6 +12,9 @@ use crate::core::conversation::ContentBlock;
 pub(super) trait Visit {
     /// Whether fields are being set (reading) rather than written.
     fn reading(&self) -> bool;
+    /// The format version being written or read (a reader of an earlier format walks that
+    /// format's members).
+    fn version(&self) -> u64;
     /// A whole number.
     fn number(&mut self, key: &str, value: &mut u64);
     /// A whole number or `null`.

@@ -103,6 +103,10 @@ impl Writer {
 }
 
 impl Visit for Writer {
+    fn version(&self) -> u64 {
+        super::SNAPSHOT_VERSION
+    }
+
     fn reading(&self) -> bool {
         false
     }
