@@ -182,7 +182,8 @@ export function clew_chunk(out, kind, a, b, c, d) {
     kind === 0 ? { type: "text", text: a }
     : kind === 1 ? put(put({ type: "reasoning", reasoning: a }, "signature", b), "redacted_data", c)
     : kind === 2 ? { type: "tool_calls", tool_call: put(put({}, "call_id", a), "function", put(put(put({}, "id", b), "name", c), "arguments", d)) }
-    : { type: "stop", reason: a });
+    : kind === 3 ? { type: "stop", reason: a }
+    : JSON.parse(a));
 }
 export function clew_usage(out, input, output, write, read, cost) {
   out.push(put(put(put({ type: "usage", inputTokens: input, outputTokens: output }, "cacheWriteTokens", write), "cacheReadTokens", read), "totalCost", cost));

@@ -138,7 +138,15 @@ $("provider").addEventListener("change", () => {
   const remote = $("provider").value !== "offline";
   document.querySelector(".remote").hidden = !remote;
   $("baseUrl").disabled = $("provider").value === "anthropic";
+  $("baseUrl").placeholder = BASE_URLS[$("provider").value] ?? "";
 });
+
+/** Each remote format's default API address (what an empty Base URL means). */
+const BASE_URLS = {
+  openai: "https://api.openai.com/v1",
+  "openai-responses": "https://api.openai.com/v1",
+  gemini: "https://generativelanguage.googleapis.com/v1beta",
+};
 
 function modelOptions() {
   const provider = $("provider").value;
@@ -147,7 +155,9 @@ function modelOptions() {
   }
   const common = { id: $("modelId").value.trim(), apiKey: $("apiKey").value.trim() || undefined };
   if (provider === "anthropic") return { format: "anthropic", browser: true, promptCache: true, ...common };
-  return { format: "openai", baseUrl: $("baseUrl").value.trim() || undefined, ...common };
+  // OpenAI Chat, OpenAI Responses (store: false, the default: reasoning travels back as its
+  // encrypted content) and Gemini (signatures go back where they came).
+  return { format: provider, baseUrl: $("baseUrl").value.trim() || undefined, ...common };
 }
 
 // MCP servers ---------------------------------------------------------------------------

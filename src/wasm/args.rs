@@ -77,7 +77,10 @@ pub(crate) fn index(value: &JsValue, what: &str) -> Result<usize, JsValue> {
 /// A stream format name.
 pub(crate) fn format(value: &JsValue) -> Result<Format, JsValue> {
     let Some(name) = value.as_string() else {
-        let message = format!("format must be \"anthropic\", \"openai\" or \"chunks\", not {}", kind(value));
+        let message = format!(
+            "format must be \"anthropic\", \"openai\", \"openai-responses\", \"gemini\" or \"chunks\", not {}",
+            kind(value)
+        );
         return Err(type_error(Code::UnknownFormat, &message));
     };
     name.parse()

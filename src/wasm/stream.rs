@@ -23,15 +23,15 @@ fn chunks_to_js(chunks: &[Chunk]) -> Array {
     for chunk in chunks {
         let (kind, a, b, c, d) = match chunk {
             Chunk::Text { text } => (0, Some(text.as_str()), None, None, None),
-            Chunk::Reasoning { reasoning, signature, redacted_data } => {
+            Chunk::Reasoning { reasoning, signature, redacted_data, encrypted_content: None, summary: None } => {
                 (1, Some(reasoning.as_str()), signature.as_deref(), redacted_data.as_deref(), None)
             }
-            Chunk::ToolCalls { tool_call } => {
+            Chunk::ToolCalls { tool_call } if tool_call.signature.is_none() && !tool_call.whole => {
                 let f = &tool_call.function;
                 (2, tool_call.call_id.as_deref(), f.id.as_deref(), f.name.as_deref(), f.arguments.as_deref())
             }
-            Chunk::Stop { reason } => (3, Some(reason.as_str()), None, None, None),
-            Chunk::Usage(usage) => {
+            Chunk::Stop { reason, raw: None } => (3, Some(reason.as_str()), None, None, None),
+            Chunk::Usage(usage) if usage.reasoning_tokens.is_none() => {
                 clew_usage(
                     &out,
                     usage.input_tokens as f64,
@@ -43,6 +43,14 @@ fn chunks_to_js(chunks: &[Chunk]) -> Array {
                 );
                 continue;
             }
+            // The rarer chunks (a part's end, an opaque item, a reasoning item's end, a signed
+            // call…) travel as their JSON.
+            other => {
+                let mut json = String::new();
+                other.write_json(&mut json);
+                clew_chunk(&out, 4, Some(&json), None, None, None);
+                continue;
+            }
         };
         clew_chunk(&out, kind, a, b, c, d);
     }
@@ -52,9 +60,11 @@ fn chunks_to_js(chunks: &[Chunk]) -> Array {
 /// Decodes a provider's response body, pushed in byte chunks, into chunk objects.
 ///
 /// Chunk objects have the reference loop's shape: `{type:"text", text}`,
-/// `{type:"reasoning", reasoning, signature?, redacted_data?}`, `{type:"tool_calls",
-/// tool_call:{call_id, function:{id, name?, arguments?}}}`, `{type:"usage", inputTokens,
-/// outputTokens, cacheWriteTokens?, cacheReadTokens?, totalCost?}` and `{type:"stop", reason}`.
+/// `{type:"reasoning", reasoning, signature?, redacted_data?, encrypted_content?, summary?}`,
+/// `{type:"tool_calls", tool_call:{call_id, function:{id, name?, arguments?}, signature?,
+/// whole?}}`, `{type:"usage", inputTokens, outputTokens, cacheWriteTokens?, cacheReadTokens?,
+/// reasoningTokens?, totalCost?}`, `{type:"stop", reason, raw?}`, and for the formats that
+/// need them `{type:"text_end", signature?, phase?}` and `{type:"item", item}`.
 #[wasm_bindgen]
 pub struct StreamDecoder {
     inner: CoreDecoder,
@@ -64,7 +74,7 @@ pub struct StreamDecoder {
 
 #[wasm_bindgen]
 impl StreamDecoder {
-    /// A decoder for `"anthropic"`, `"openai"` or `"chunks"`.
+    /// A decoder for `"anthropic"`, `"openai"`, `"openai-responses"`, `"gemini"` or `"chunks"`.
     ///
     /// @throws TypeError (code `CLEW_UNKNOWN_FORMAT`) for another name.
     #[wasm_bindgen(constructor)]

@@ -49,8 +49,11 @@ export interface ToolSetSpec {
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_STREAM_TYPES: &'static str = r#"
-/** A stream format: Anthropic Messages SSE, OpenAI Chat Completions SSE, or clew's own chunk lines. */
-export type StreamFormat = "anthropic" | "openai" | "chunks";
+/**
+ * A stream format: Anthropic Messages SSE, OpenAI Chat Completions SSE, OpenAI Responses SSE,
+ * Google Gemini `streamGenerateContent?alt=sse`, or clew's own chunk lines.
+ */
+export type StreamFormat = "anthropic" | "openai" | "openai-responses" | "gemini" | "chunks";
 
 /** Token counts of a reply; the usage chunks of one reply add up to its totals. */
 export interface Usage {
@@ -58,6 +61,8 @@ export interface Usage {
   outputTokens: number;
   cacheWriteTokens?: number;
   cacheReadTokens?: number;
+  /** How many of `outputTokens` were reasoning (already inside them: never add them again). */
+  reasoningTokens?: number;
   /** The cost the provider reported, in US dollars. */
   totalCost?: number;
 }
@@ -65,10 +70,23 @@ export interface Usage {
 /** One piece of a model's reply, shaped as the reference loop's stream chunks. */
 export type Chunk =
   | { type: "text"; text: string }
-  | { type: "reasoning"; reasoning: string; signature?: string; redacted_data?: string }
-  | { type: "tool_calls"; tool_call: { call_id?: string; function: { id?: string; name?: string; arguments?: string } } }
+  /** The end of a text part, with what it is sent back with (Gemini's signature, a Responses message's phase). */
+  | { type: "text_end"; signature?: string; phase?: string }
+  /**
+   * Reasoning text; `signature` (Anthropic, a Gemini thought part), `redacted_data` (Anthropic),
+   * and for an OpenAI Responses reasoning item's end its `encrypted_content` and `summary`.
+   */
+  | { type: "reasoning"; reasoning: string; signature?: string; redacted_data?: string; encrypted_content?: string; summary?: string[] }
+  /** A piece of a native call; `signature` is Gemini's; `whole` arguments replace the pieces before. */
+  | { type: "tool_calls"; tool_call: { call_id?: string; function: { id?: string; name?: string; arguments?: string }; signature?: string; whole?: boolean } }
+  /** An output item clew keeps whole (an OpenAI Responses `file_search_call`, a Gemini `executableCode` part…). */
+  | { type: "item"; item: unknown }
   | ({ type: "usage" } & Usage)
-  | { type: "stop"; reason: string };
+  /**
+   * Why the model stopped. For OpenAI Responses and Gemini, clew's words: `end_turn`, `tool_use`,
+   * `max_tokens`, `content_filter`, `malformed_tool_call`…, with the provider's own in `raw`.
+   */
+  | { type: "stop"; reason: string; raw?: string };
 
 /** A native tool call as far as it has arrived (ToolCallAssembler). */
 export interface NativeToolCall {
@@ -84,12 +102,16 @@ export interface NativeToolCall {
 
 /** A history content block, in Anthropic's shape. */
 export type ContentBlock =
-  | { type: "text"; text: string }
+  /** `signature`: Gemini's, on the part it came with; `phase`: an OpenAI Responses message's. */
+  | { type: "text"; text: string; signature?: string; phase?: string }
   | { type: "image"; source: { type: "base64"; media_type: string; data: string } | { type: "url"; url: string } }
-  | { type: "tool_use"; id: string; name: string; input: unknown }
+  | { type: "tool_use"; id: string; name: string; input: unknown; signature?: string }
   | { type: "tool_result"; tool_use_id: string; content: string | ContentBlock[]; is_error?: boolean }
-  | { type: "thinking"; thinking: string; signature?: string }
-  | { type: "redacted_thinking"; data: string };
+  /** `encrypted_content` and `summary`: an OpenAI Responses reasoning item's, sent back only with the former. */
+  | { type: "thinking"; thinking: string; signature?: string; encrypted_content?: string; summary?: string[] }
+  | { type: "redacted_thinking"; data: string }
+  /** An output item of another kind, sent back whole to its own format only. */
+  | { type: "item"; format: StreamFormat; item: unknown };
 
 /** Everything one model call needs. */
 export interface ModelRequest {
@@ -122,6 +144,11 @@ export interface ModelSettings {
   promptCache?: boolean;
   /** Sent from a browser: adds Anthropic's direct-browser-access header. */
   browser?: boolean;
+  /**
+   * OpenAI Responses: let the provider store the response (default false: a page or a Worker
+   * keeps no server state, so each turn goes back whole, reasoning as its encrypted content).
+   */
+  store?: boolean;
   /** The format of the response body (Task; default "anthropic"). */
   format?: StreamFormat;
   /** Limits and prices: drive cost and context management (Task). */

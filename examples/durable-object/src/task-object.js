@@ -156,7 +156,7 @@ export class TaskObject extends DurableObject {
     if (env.RETRY_MAX_DELAY_MS) retry.maxDelayMs = Number(env.RETRY_MAX_DELAY_MS);
     return {
       model: {
-        format: "anthropic",
+        format: env.MODEL_FORMAT || "anthropic",
         id: env.MODEL_ID || "claude-sonnet-4-5",
         apiKey: env.MODEL_API_KEY,
         ...(env.MODEL_URL ? { baseUrl: env.MODEL_URL } : {}),

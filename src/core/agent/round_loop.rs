@@ -18,6 +18,10 @@ use crate::core::conversation::{self, Content, ContentBlock, Role};
 use crate::core::json::Json;
 use crate::core::stream::{Chunk, StreamDecoder, StreamError};
 
+/// The stop reason of a reply the provider ended on a call it could not read (the Gemini
+/// decoder's word for `MALFORMED_FUNCTION_CALL`).
+const MALFORMED_TOOL_CALL: &str = "malformed_tool_call";
+
 impl Task {
     /// Decoded chunks in, then the decoder's verdict; `end` when the body ended.
     pub(super) fn take_chunks(&mut self, chunks: Vec<Chunk>, result: Result<(), StreamError>, end: bool) {
@@ -235,7 +239,7 @@ impl Task {
     /// the retry after a failure mid-stream.
     fn end_round(&mut self, round: Round) {
         let (has_content, has_tool_use) = (round.has_content(), round.has_tool_use());
-        let Round { mut user_content, stream, .. } = round;
+        let Round { mut user_content, stream, stop_reason, .. } = round;
         if let StreamPhase::FailedMidStream { failure } = stream {
             history::answer_cut_off_calls(self.ctx.history.last(), &mut user_content);
             user_content.push(ContentBlock::text(texts::resume_after_error().to_owned()));
@@ -243,7 +247,18 @@ impl Task {
             return;
         }
         let native = self.ctx.config.tool_calling == ToolCalling::Native;
-        if !has_content && !native {
+        if !has_tool_use && stop_reason.as_deref() == Some(MALFORMED_TOOL_CALL) {
+            // NOTE: the provider ended the reply on a call it could not read: a mistake, with
+            // the reason, rather than a reply without a call.
+            if !has_content {
+                self.ctx.history.push(conversation::Message {
+                    role: Role::Assistant,
+                    content: Content::Blocks(vec![ContentBlock::text(texts::EMPTY_REPLY.to_owned())]),
+                });
+            }
+            user_content.push(ContentBlock::text(texts::malformed_tool_call().to_owned()));
+            self.ctx.mistakes += 1;
+        } else if !has_content && !native {
             self.ctx.say(SayKind::Error, texts::empty_reply_error());
             self.ctx.history.push(conversation::Message {
                 role: Role::Assistant,
@@ -253,8 +268,7 @@ impl Task {
             let content = vec![ContentBlock::text(texts::no_tools_used(native))];
             self.retry_between_rounds(&Failure::empty_reply(), content);
             return;
-        }
-        if !has_tool_use {
+        } else if !has_tool_use {
             user_content.push(ContentBlock::text(texts::no_tools_used(native)));
             self.ctx.mistakes += 1;
         }

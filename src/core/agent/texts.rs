@@ -64,6 +64,13 @@ not done; verify before repeating it.",
 }
 
 /// The reminder sent after a reply that used no tool.
+/// The next user content after a reply the provider ended because the model wrote a tool
+/// call it could not read (Gemini's `MALFORMED_FUNCTION_CALL`).
+pub fn malformed_tool_call() -> &'static str {
+    "[ERROR] Your previous tool call was malformed: the provider could not read it as a call of one of the tools (check the tool's name and that its arguments are a JSON object matching its schema). Call the tool again.\n(This is an automated message; do not answer it conversationally.)"
+}
+
+/// The next user content after a reply without a tool call.
 pub fn no_tools_used(native: bool) -> String {
     let mut text =
         String::from("[ERROR] Your previous response did not use a tool. Every response must call exactly one tool.");
