@@ -149,7 +149,8 @@ impl ResponsesDecoder {
         }
         let mut separate = false;
         let new = || SlotState::new("reasoning");
-        if let Some(Slot { state: SlotState::Reasoning { part: latest, .. }, .. }) = slot_at(&mut self.slots, index, new)
+        if let Some(Slot { state: SlotState::Reasoning { part: latest, .. }, .. }) =
+            slot_at(&mut self.slots, index, new)
         {
             separate = latest.is_some_and(|latest| latest != part);
             *latest = Some(part);
