@@ -40,10 +40,13 @@ function scenarios() {
  * The model of a run that has used `from` of the recorded replies: each request gets the next
  * one, one recorded read per read of the body (a failure: a response with its status and body).
  */
-function model(replies, from, sent) {
+/** Each scenario's wire format (the format-3 files add one scenario for each new format). */
+const FORMATS = { responses: "openai-responses", gemini: "gemini" };
+
+function model(replies, from, sent, format = "anthropic") {
   let next = from;
   return {
-    format: "anthropic",
+    format,
     id: "m",
     info: { inputPrice: 3, outputPrice: 15 },
     request: (request) => {
@@ -98,7 +101,7 @@ function optionsFor(scenario, from, log) {
   });
   const hook = () => undefined;
   return {
-    model: model(scenario.replies, from, log.requests),
+    model: model(scenario.replies, from, log.requests, FORMATS[scenario.name]),
     tools: [tool("read", ["path"], { readOnly: true }), tool("write", ["path", "content"], { idempotent: true })],
     autoApprove: { readOnly: true },
     checkpoint: { save: () => {} },
@@ -108,7 +111,7 @@ function optionsFor(scenario, from, log) {
       return m.ask === "followup" ? { response: "messageResponse", text: "no" } : { response: "yesButtonClicked" };
     },
     ...(scenario.name === "xml" ? { hooks: { taskStart: hook, taskCancel: hook, taskComplete: hook, preToolUse: hook, postToolUse: hook } } : {}),
-    ...(scenario.name === "native" ? { toolCalling: "native" } : {}),
+    ...(["native", "responses", "gemini"].includes(scenario.name) ? { toolCalling: "native" } : {}),
     ...(scenario.name === "mcp" ? { mcpServers: [{ name: "notes", client: notesClient() }] } : {}),
   };
 }
@@ -216,9 +219,10 @@ function differences(scenario, point, got) {
 
 const all = scenarios();
 
-test("the reference snapshots are there: xml, native and mcp of format 2", () => {
-  const names = all.filter((s) => s.file.startsWith("v2/")).map((s) => s.name).sort();
-  assert.deepEqual(names, ["mcp", "native", "xml"]);
+test("the reference snapshots are there: xml, native and mcp of format 2, and OpenAI Responses and Gemini too from format 3", () => {
+  const names = (version) => all.filter((s) => s.file.startsWith(`v${version}/`)).map((s) => s.name).sort();
+  assert.deepEqual(names(2), ["mcp", "native", "xml"]);
+  assert.deepEqual(names(3), ["gemini", "mcp", "native", "responses", "xml"]);
   for (const scenario of all) {
     assert.equal(scenario.end.outcome.status, "completed", scenario.file);
     assert.ok(scenario.points.length > 10, `${scenario.file}: ${scenario.points.length} points`);

@@ -19,6 +19,7 @@ mod mcp;
 mod native;
 mod options;
 mod presentation;
+mod providers;
 mod reference_snapshots;
 mod retries;
 mod snapshot;

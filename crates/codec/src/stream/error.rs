@@ -114,6 +114,10 @@ impl StreamError {
                     "api_error",
                     "timeout",
                     "unavailable",
+                    // Gemini's statuses: a rate limit, a server error, a deadline.
+                    "resource_exhausted",
+                    "internal",
+                    "deadline_exceeded",
                     "429",
                     "500",
                     "502",

@@ -9,6 +9,7 @@ pub(super) struct Response {
     pub(super) candidate: Option<Candidate>,
     /// Whether `candidates` listed any candidate at all.
     pub(super) has_candidates: bool,
+    /// `usageMetadata`.
     pub(super) usage: Option<WireUsage>,
     /// `promptFeedback.blockReason`.
     pub(super) block_reason: Option<String>,
@@ -21,7 +22,9 @@ pub(super) struct Response {
 /// A candidate's parts and finish reason.
 #[derive(Default)]
 pub(super) struct Candidate {
+    /// `content.parts`, the empty ones left out.
     pub(super) parts: Vec<Part>,
+    /// `finishReason`.
     pub(super) finish_reason: Option<String>,
 }
 
@@ -80,6 +83,7 @@ impl WireUsage {
     }
 }
 
+/// Reads one event's response.
 pub(super) fn read_response(r: &mut Reader<'_>) -> Result<Response, JsonError> {
     let mut response = Response::default();
     r.object(|r, key| match &*key {
@@ -103,6 +107,7 @@ pub(super) fn read_response(r: &mut Reader<'_>) -> Result<Response, JsonError> {
     Ok(response)
 }
 
+/// A candidate and its `index`.
 fn read_candidate(r: &mut Reader<'_>) -> Result<(u64, Candidate), JsonError> {
     let mut index = 0;
     let mut candidate = Candidate::default();
@@ -129,6 +134,7 @@ fn read_part(r: &mut Reader<'_>) -> Result<Option<Part>, JsonError> {
     r.object(|r, key| match &*key {
         "text" => r.string_owned().map(|v| text = v),
         "functionCall" if r.is_object() => read_call(r).map(|c| call = Some(c)),
+        "functionCall" => r.skip(),
         "thoughtSignature" => {
             let value = r.value()?;
             signature = value.as_str().filter(|s| !s.is_empty()).map(str::to_owned);
@@ -158,6 +164,7 @@ fn read_part(r: &mut Reader<'_>) -> Result<Option<Part>, JsonError> {
     })
 }
 
+/// A `functionCall` object.
 fn read_call(r: &mut Reader<'_>) -> Result<WireCall, JsonError> {
     let mut call = WireCall::default();
     r.object(|r, key| match &*key {
@@ -204,6 +211,8 @@ fn read_partial_arg(r: &mut Reader<'_>) -> Result<(Option<PartialArg>, bool), Js
     Ok((path.zip(value).map(|(path, value)| PartialArg { path, value }), more))
 }
 
+/// The counts of `usageMetadata` (its other members, per-modality details and
+/// `trafficType`, are skipped).
 fn read_usage(r: &mut Reader<'_>) -> Result<WireUsage, JsonError> {
     let mut usage = WireUsage::default();
     r.object(|r, key| {
