@@ -68,8 +68,12 @@ fn gemini_reply(round: u32, call: Option<(&str, Value)>) -> Reply {
     Reply::Bytes(events)
 }
 
+/// Native tool calling in `format`; `write` is idempotent, so a run restored while it runs
+/// equals the whole run.
 fn native(format: Format) -> TaskConfig {
-    TaskConfig { format, tool_calling: ToolCalling::Native, ..config() }
+    let mut config = TaskConfig { format, tool_calling: ToolCalling::Native, ..config() };
+    config.tools[1].idempotent = true;
+    config
 }
 
 fn responses_script() -> Vec<Reply> {
@@ -102,10 +106,16 @@ fn responses_reasoning_items_travel_back_with_their_encrypted_content_and_the_it
     assert_eq!(bodies.len(), 3);
     let input = bodies[1]["input"].as_array().unwrap();
     let kinds: Vec<&str> = input.iter().map(|i| i["type"].as_str().unwrap_or("user")).collect();
-    assert_eq!(kinds, ["user", "reasoning", "message", "function_call", "function_call_output", "user"]);
-    assert_eq!(input[1], json!({"type":"reasoning","summary":[{"type":"summary_text","text":"Thinking 1"}],"encrypted_content":"enc-1"}));
+    assert_eq!(kinds, ["user", "reasoning", "message", "function_call", "function_call_output"]);
+    assert_eq!(
+        input[1],
+        json!({"type":"reasoning","summary":[{"type":"summary_text","text":"Thinking 1"}],"encrypted_content":"enc-1"})
+    );
     assert_eq!(input[2]["phase"], "commentary");
-    assert_eq!(input[3], json!({"type":"function_call","call_id":"call_1","name":"read","arguments":"{\"path\":\"a.md\"}"}));
+    assert_eq!(
+        input[3],
+        json!({"type":"function_call","call_id":"call_1","name":"read","arguments":"{\"path\":\"a.md\"}"})
+    );
     assert_eq!(input[4]["call_id"], "call_1");
     for body in &bodies {
         assert_eq!(body["store"], false);
@@ -156,7 +166,9 @@ fn gemini_signatures_go_back_on_the_parts_they_came_with_and_results_by_function
 
 #[test]
 fn a_gemini_malformed_call_counts_as_a_mistake_with_its_own_notice() {
-    let malformed = Reply::Bytes(vec![data(json!({"candidates":[{"content":{"role":"model","parts":[]},"finishReason":"MALFORMED_FUNCTION_CALL"}]}))]);
+    let malformed = Reply::Bytes(vec![data(
+        json!({"candidates":[{"content":{"role":"model","parts":[]},"finishReason":"MALFORMED_FUNCTION_CALL"}]}),
+    )]);
     let mut script = vec![malformed];
     script.extend(gemini_script().into_iter().skip(2));
     let mut h = Harness::new(native(Format::Gemini), script);

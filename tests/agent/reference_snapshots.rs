@@ -172,28 +172,24 @@ fn responses(round: u64, text: &str, name: &str, args: Value) -> Value {
     let call = json!({"type":"function_call","id":format!("fc_{round}"),"call_id":format!("call_{round}"),"name":name,"arguments":args.to_string()});
     let usage = json!({"input_tokens":100 + round,"input_tokens_details":{"cached_tokens":20},"output_tokens":30 + round,"output_tokens_details":{"reasoning_tokens":10}});
     let events = vec![
-        data_text(json!({"type":"response.output_item.added","output_index":0,"item":{"type":"reasoning","id":format!("rs_{round}"),"summary":[]}})),
-        data_text(json!({"type":"response.reasoning_summary_text.delta","output_index":0,"summary_index":0,"delta":format!("Plan {round}.")})),
+        data_text(
+            json!({"type":"response.output_item.added","output_index":0,"item":{"type":"reasoning","id":format!("rs_{round}"),"summary":[]}}),
+        ),
+        data_text(
+            json!({"type":"response.reasoning_summary_text.delta","output_index":0,"summary_index":0,"delta":format!("Plan {round}.")}),
+        ),
         data_text(json!({"type":"response.output_item.done","output_index":0,"item":reasoning})),
-        data_text(json!({"type":"response.output_item.added","output_index":1,"item":{"type":"message","id":format!("msg_{round}"),"role":"assistant","content":[]}})),
+        data_text(
+            json!({"type":"response.output_item.added","output_index":1,"item":{"type":"message","id":format!("msg_{round}"),"role":"assistant","content":[]}}),
+        ),
         data_text(json!({"type":"response.output_text.delta","output_index":1,"delta":text})),
         data_text(json!({"type":"response.output_item.done","output_index":1,"item":message})),
-        data_text(json!({"type":"response.output_item.added","output_index":2,"item":{"type":"function_call","id":format!("fc_{round}"),"call_id":format!("call_{round}"),"name":name,"arguments":""}})),
+        data_text(
+            json!({"type":"response.output_item.added","output_index":2,"item":{"type":"function_call","id":format!("fc_{round}"),"call_id":format!("call_{round}"),"name":name,"arguments":""}}),
+        ),
         data_text(json!({"type":"response.function_call_arguments.delta","output_index":2,"delta":args.to_string()})),
         data_text(json!({"type":"response.output_item.done","output_index":2,"item":call})),
         data_text(json!({"type":"response.completed","response":{"status":"completed","usage":usage}})),
-    ];
-    json!({ "pieces": events })
-}
-
-/// A Gemini reply (format 3 on): a signed thought, text, and a signed call without an id.
-fn gemini(round: u64, text: &str, name: &str, args: Value) -> Value {
-    let part = |part: Value| json!({"candidates":[{"content":{"role":"model","parts":[part]}}]});
-    let usage = json!({"promptTokenCount":100 + round,"candidatesTokenCount":30 + round,"thoughtsTokenCount":10});
-    let events = vec![
-        data_text(part(json!({"text":format!("Plan {round}."),"thought":true,"thoughtSignature":format!("dGhvdWdodA{round}")}))),
-        data_text(part(json!({"text":text}))),
-        data_text(json!({"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":name,"args":args},"thoughtSignature":format!("Y2FsbA{round}")}]},"finishReason":"STOP"}],"usageMetadata":usage})),
     ];
     json!({ "pieces": events })
 }
@@ -266,16 +262,6 @@ fn scenarios() -> Vec<Value> {
                 responses(3, "One question.", "ask_followup_question", json!({"question": "More?"})),
                 failure(),
                 responses(4, "Done.", "attempt_completion", json!({"result": "all done"})),
-            ],
-        }),
-        json!({
-            "name": "gemini",
-            "replies": [
-                gemini(1, "Let me look.", "read", json!({"path": "a"})),
-                gemini(2, "Writing b.", "write", json!({"path": "b", "content": "new"})),
-                gemini(3, "One question.", "ask_followup_question", json!({"question": "More?"})),
-                failure(),
-                gemini(4, "Done.", "attempt_completion", json!({"result": "all done"})),
             ],
         }),
     ]

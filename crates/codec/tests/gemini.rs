@@ -131,7 +131,9 @@ fn signature_on_an_empty_text_part_is_a_text_end_of_its_own() {
         r#"{"candidates":[{"content":{"role":"model","parts":[{"text":"Three r's."}]}}]}"#,
         r#"{"candidates":[{"content":{"role":"model","parts":[{"text":"","thoughtSignature":"c2lnLWVtcHR5"}]},"finishReason":"STOP"}]}"#,
     ]);
-    assert_eq!(chunks(&body), [Chunk::text("Three r's."), text_end("c2lnLWVtcHR5"), end_turn()]);
+    // The text before ends unsigned, so that the signed empty part is one of its own.
+    let unsigned_end = Chunk::TextEnd { signature: None, phase: None };
+    assert_eq!(chunks(&body), [Chunk::text("Three r's."), unsigned_end, text_end("c2lnLWVtcHR5"), end_turn()]);
 }
 
 #[test]

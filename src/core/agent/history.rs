@@ -235,8 +235,12 @@ mod tests {
 
     #[test]
     fn a_tool_use_is_never_split_from_its_result() {
-        let call =
-            ContentBlock::ToolUse { id: "t1".into(), name: "read".into(), input: Json::object().with("path", "a"), signature: None };
+        let call = ContentBlock::ToolUse {
+            id: "t1".into(),
+            name: "read".into(),
+            input: Json::object().with("path", "a"),
+            signature: None,
+        };
         let result =
             ContentBlock::ToolResult { tool_use_id: "t1".into(), content: Content::Text("ok".into()), is_error: false };
         let history = vec![

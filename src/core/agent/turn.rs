@@ -212,8 +212,10 @@ pub(crate) fn from_format_2(
     redacted: Vec<String>,
     calls: usize,
 ) -> Vec<Part> {
-    let mut parts: Vec<Part> =
-        redacted.into_iter().map(|data| Part::Block { block: ContentBlock::RedactedThinking { data }, open: false }).collect();
+    let mut parts: Vec<Part> = redacted
+        .into_iter()
+        .map(|data| Part::Block { block: ContentBlock::RedactedThinking { data }, open: false })
+        .collect();
     if !reasoning.is_empty() {
         let block = ContentBlock::Thinking {
             thinking: reasoning.to_owned(),

@@ -104,7 +104,9 @@ fn model_parts(content: &Content, names: &mut Map<String, String>) -> Vec<Json> 
                 let part = Json::object().with("text", thinking).with("thought", true);
                 parts.push(signed(part, Some(&signature)));
             }
-            ContentBlock::Text { text, signature, .. } => parts.push(signed(Json::object().with("text", text), signature.as_ref())),
+            ContentBlock::Text { text, signature, .. } => {
+                parts.push(signed(Json::object().with("text", text), signature.as_ref()))
+            }
             ContentBlock::ToolUse { id, name, input, signature } => {
                 let mut call = Json::object().with("name", &name).with("args", input);
                 if !id.starts_with(MADE_UP_CALL_ID) {

@@ -22,8 +22,8 @@ use crate::core::stream::Format;
 
 pub use anthropic::build_anthropic;
 pub use convert::{model_info_from_json, usage_from_json};
-pub use headers::Headers;
 pub use gemini::{build_gemini, MADE_UP_CALL_ID};
+pub use headers::Headers;
 pub use openai::build_openai;
 pub use responses::build_responses;
 

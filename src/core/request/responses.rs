@@ -119,15 +119,11 @@ fn push_message(message: &Message, store: bool, out: &mut Vec<Json>) {
 /// The items of one assistant turn, in order.
 fn push_assistant(blocks: &[ContentBlock], store: bool, out: &mut Vec<Json>) {
     let items: Vec<Json> = blocks.iter().filter_map(|block| item_of(block, store)).collect();
-    let last = items.len().saturating_sub(1);
-    for (at, item) in items.into_iter().enumerate() {
-        // NOTE: a reasoning item must travel with the item that followed it; one that ended
-        // its turn (a reply cut after its reasoning) has none, and is left out.
-        if at == last && item.get("type").and_then(Json::as_str) == Some("reasoning") {
-            continue;
-        }
-        out.push(item);
-    }
+    // NOTE: a reasoning item must travel with the item that followed it; those that ended
+    // their turn (a reply cut after its reasoning) have none, and are left out.
+    let is_reasoning = |item: &Json| item.get("type").and_then(Json::as_str) == Some("reasoning");
+    let end = items.iter().rposition(|item| !is_reasoning(item)).map_or(0, |last| last + 1);
+    out.extend(items.into_iter().take(end));
 }
 
 fn item_of(block: &ContentBlock, store: bool) -> Option<Json> {

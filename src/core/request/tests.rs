@@ -32,8 +32,8 @@ fn sample_request(tools: bool) -> ModelRequest {
                         id: "toolu_1".into(),
                         name: "read_file".into(),
                         input: j(json!({"path": "a.md"})),
- signature: None,
-},
+                        signature: None,
+                    },
                 ]),
             },
             Message {
@@ -166,7 +166,12 @@ fn model_request_reads_string_and_block_content_and_names_what_is_wrong() {
     assert_eq!(request.messages[0].content, Content::Text("plain".into()));
     assert_eq!(
         request.messages[1].content,
-        Content::Blocks(vec![ContentBlock::ToolUse { id: "t".into(), name: "n".into(), input: j(json!({"a": [1]})), signature: None }])
+        Content::Blocks(vec![ContentBlock::ToolUse {
+            id: "t".into(),
+            name: "n".into(),
+            input: j(json!({"a": [1]})),
+            signature: None
+        }])
     );
     let Content::Blocks(blocks) = &request.messages[2].content else { panic!("blocks") };
     assert!(matches!(&blocks[0], ContentBlock::ToolResult { is_error: true, .. }));

@@ -257,7 +257,13 @@ impl AnthropicDecoder {
                 let reasoning = block.thinking.unwrap_or_default();
                 let signature = block.signature.filter(|s| !s.is_empty());
                 if !reasoning.is_empty() || signature.is_some() {
-                    out.push(Chunk::Reasoning { reasoning, signature, redacted_data: None, encrypted_content: None, summary: None });
+                    out.push(Chunk::Reasoning {
+                        reasoning,
+                        signature,
+                        redacted_data: None,
+                        encrypted_content: None,
+                        summary: None,
+                    });
                 }
             }
             "redacted_thinking" => out.push(Chunk::Reasoning {

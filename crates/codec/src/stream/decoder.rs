@@ -7,11 +7,11 @@ use super::anthropic::AnthropicDecoder;
 use super::chunk::Chunk;
 use super::chunks_format;
 use super::error::{error_in_json, ErrorBody, StreamError};
-use super::lines::LineSplitter;
 use super::gemini::GeminiDecoder;
+use super::lines::LineSplitter;
 use super::openai::OpenAiDecoder;
-use super::responses::ResponsesDecoder;
 use super::preview;
+use super::responses::ResponsesDecoder;
 use super::sse::{SseDecoder, SseLimits};
 use crate::json::Json;
 

@@ -69,7 +69,12 @@ impl ToolCallAssembler {
 
     fn open(&mut self, id: &str) -> usize {
         self.positions.insert(id.to_owned(), self.calls.len());
-        self.calls.push(NativeToolCall { id: id.to_owned(), name: String::new(), arguments: PartialJsonObject::new(), signature: None });
+        self.calls.push(NativeToolCall {
+            id: id.to_owned(),
+            name: String::new(),
+            arguments: PartialJsonObject::new(),
+            signature: None,
+        });
         self.calls.len() - 1
     }
 

@@ -13,8 +13,8 @@ use super::super::round_state::{Item, Received, Round, Skip, StreamPhase, ToolJo
 use super::super::tags::tags;
 use super::super::task::{Ctx, Phase, TaskUsage};
 use super::super::turn::{self, Part};
-use crate::core::conversation::ContentBlock;
 use super::visit::{index, small, variant, Visit};
+use crate::core::conversation::ContentBlock;
 
 // The name of each variant in the snapshot, declared once (`tags.rs`). Format 2's names: a
 // new name is a new format's, and an old one is never reused for another variant.

@@ -39,6 +39,8 @@ pub(crate) struct GeminiDecoder {
     calls: u64,
     stopped: bool,
     reported: Reported,
+    /// Text came since the last text end: a signature on an empty part must not end it.
+    text_open: bool,
 }
 
 /// A call announced, whose arguments are still streaming.
@@ -134,11 +136,18 @@ impl GeminiDecoder {
             }
             return;
         }
+        if signature.is_some() && text.is_empty() && self.text_open {
+            // NOTE: the signature came on an empty part of its own: the text before it ends
+            // unsigned, so that the signed empty part goes back as a part of its own.
+            out.push(Chunk::TextEnd { signature: None, phase: None });
+        }
         if !text.is_empty() {
             out.push(Chunk::Text { text });
+            self.text_open = true;
         }
         if signature.is_some() {
             out.push(Chunk::TextEnd { signature, phase: None });
+            self.text_open = false;
         }
     }
 
