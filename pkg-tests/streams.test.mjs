@@ -67,7 +67,7 @@ test("an HTTP error status rejects with status, provider message and retry-after
 test("sseDecoder is a TransformStream for pipeThrough", async () => {
   const response = await fetch(`${base}/openai-text.sse?piece=3`);
   assert.deepEqual(await collect(response.body.pipeThrough(sseDecoder("openai"))), expected("openai-text").chunks);
-  assert.throws(() => sseDecoder("gemini"), (e) => e instanceof TypeError && e.code === "CLEW_UNKNOWN_FORMAT");
+  assert.throws(() => sseDecoder("cohere"), (e) => e instanceof TypeError && e.code === "CLEW_UNKNOWN_FORMAT");
 });
 
 test("StreamDecoder decodes synchronously and hands back the chunks decoded before an error", () => {

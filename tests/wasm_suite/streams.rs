@@ -160,7 +160,7 @@ async fn a_malformed_stream_errors_the_readable_side() {
 
 #[wasm_bindgen_test]
 fn an_unknown_format_is_a_type_error() {
-    let error = StreamDecoder::new("gemini".into()).err().unwrap();
+    let error = StreamDecoder::new("cohere".into()).err().unwrap();
     assert_eq!(code_of(&StreamDecoder::new(JsValue::from(1)).err().unwrap()), "CLEW_UNKNOWN_FORMAT");
     let mut decoder = StreamDecoder::new("openai".into()).unwrap();
     assert_eq!(code_of(&decoder.push("text".into()).err().unwrap()), "CLEW_INVALID_ARGUMENT");
