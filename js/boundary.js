@@ -177,16 +177,18 @@ function put(object, key, value) {
   if (value !== undefined) object[key] = value;
   return object;
 }
-export function clew_chunk(out, kind, a, b, c, d) {
+export function clew_chunk(out, kind, a, b, c, d, e) {
+  let call;
   out.push(
     kind === 0 ? { type: "text", text: a }
-    : kind === 1 ? put(put({ type: "reasoning", reasoning: a }, "signature", b), "redacted_data", c)
-    : kind === 2 ? { type: "tool_calls", tool_call: put(put({}, "call_id", a), "function", put(put(put({}, "id", b), "name", c), "arguments", d)) }
-    : kind === 3 ? { type: "stop", reason: a }
-    : JSON.parse(a));
+    : kind === 1 ? put(put(put(put(put({ type: "reasoning", reasoning: a }, "signature", b), "redacted_data", c), "encrypted_content", d), "summary", e && JSON.parse(e))
+    : kind === 2 || kind === 6 ? (call = put(put({}, "call_id", a), "function", put(put(put({}, "id", b), "name", c), "arguments", d)), put(call, "signature", e), kind === 6 && (call.whole = true), { type: "tool_calls", tool_call: call })
+    : kind === 3 ? put({ type: "stop", reason: a }, "raw", b)
+    : kind === 4 ? put(put({ type: "text_end" }, "signature", a), "phase", b)
+    : { type: "item", item: JSON.parse(a) });
 }
-export function clew_usage(out, input, output, write, read, cost) {
-  out.push(put(put(put({ type: "usage", inputTokens: input, outputTokens: output }, "cacheWriteTokens", write), "cacheReadTokens", read), "totalCost", cost));
+export function clew_usage(out, input, output, write, read, reasoning, cost) {
+  out.push(put(put(put(put({ type: "usage", inputTokens: input, outputTokens: output }, "cacheWriteTokens", write), "cacheReadTokens", read), "reasoningTokens", reasoning), "totalCost", cost));
 }
 
 export function clew_transform(push, finish) {

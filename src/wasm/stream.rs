@@ -12,6 +12,7 @@ use web_sys::{ReadableStream, TransformStream};
 
 use super::args;
 use super::error::{stream_error, type_error, Code};
+use crate::core::conversation::strings_json;
 use crate::core::stream::{Chunk, Format, StreamDecoder as CoreDecoder, StreamError};
 
 /// Chunks as a JS array: one call into JS per chunk, which builds the object from its fields
@@ -21,38 +22,41 @@ use crate::core::stream::{Chunk, Format, StreamDecoder as CoreDecoder, StreamErr
 fn chunks_to_js(chunks: &[Chunk]) -> Array {
     let out = Array::new();
     for chunk in chunks {
-        let (kind, a, b, c, d) = match chunk {
-            Chunk::Text { text } => (0, Some(text.as_str()), None, None, None),
-            Chunk::Reasoning { reasoning, signature, redacted_data, encrypted_content: None, summary: None } => {
-                (1, Some(reasoning.as_str()), signature.as_deref(), redacted_data.as_deref(), None)
+        let json;
+        let (kind, a, b, c, d, e) = match chunk {
+            Chunk::Text { text } => (0, Some(text.as_str()), None, None, None, None),
+            Chunk::Reasoning { reasoning, signature, redacted_data, encrypted_content, summary } => {
+                json = summary.as_deref().map(|parts| strings_json(parts).to_string());
+                let (b, c, d) = (signature.as_deref(), redacted_data.as_deref(), encrypted_content.as_deref());
+                (1, Some(reasoning.as_str()), b, c, d, json.as_deref())
             }
-            Chunk::ToolCalls { tool_call } if tool_call.signature.is_none() && !tool_call.whole => {
+            Chunk::ToolCalls { tool_call } => {
                 let f = &tool_call.function;
-                (2, tool_call.call_id.as_deref(), f.id.as_deref(), f.name.as_deref(), f.arguments.as_deref())
+                let kind = if tool_call.whole { 6 } else { 2 };
+                let (a, b) = (tool_call.call_id.as_deref(), f.id.as_deref());
+                (kind, a, b, f.name.as_deref(), f.arguments.as_deref(), tool_call.signature.as_deref())
             }
-            Chunk::Stop { reason, raw: None } => (3, Some(reason.as_str()), None, None, None),
-            Chunk::Usage(usage) if usage.reasoning_tokens.is_none() => {
+            Chunk::Stop { reason, raw } => (3, Some(reason.as_str()), raw.as_deref(), None, None, None),
+            Chunk::TextEnd { signature, phase } => (4, signature.as_deref(), phase.as_deref(), None, None, None),
+            Chunk::Item { item } => {
+                json = Some(item.to_string());
+                (5, json.as_deref(), None, None, None, None)
+            }
+            Chunk::Usage(usage) => {
                 clew_usage(
                     &out,
                     usage.input_tokens as f64,
                     usage.output_tokens as f64,
                     usage.cache_write_tokens.map(|n| n as f64),
                     usage.cache_read_tokens.map(|n| n as f64),
+                    usage.reasoning_tokens.map(|n| n as f64),
                     // NOTE: as in the JSON the chunk is written as, a cost that is not finite is left out.
                     usage.total_cost.filter(|cost| cost.is_finite()),
                 );
                 continue;
             }
-            // The rarer chunks (a part's end, an opaque item, a reasoning item's end, a signed
-            // call…) travel as their JSON.
-            other => {
-                let mut json = String::new();
-                other.write_json(&mut json);
-                clew_chunk(&out, 4, Some(&json), None, None, None);
-                continue;
-            }
         };
-        clew_chunk(&out, kind, a, b, c, d);
+        clew_chunk(&out, kind, a, b, c, d, e);
     }
     out
 }
@@ -171,11 +175,29 @@ fn decoder_stream(format: Format) -> TransformStream {
 #[wasm_bindgen(module = "/js/boundary.js")]
 extern "C" {
     /// Appends a chunk object to `out`: `kind` 0 text (`a`), 1 reasoning (`a`, `b` signature,
-    /// `c` redacted data), 2 a tool call (`a` call id, `b` id, `c` name, `d` arguments),
-    /// 3 stop (`a` reason); `None` leaves the member out.
-    fn clew_chunk(out: &Array, kind: u32, a: Option<&str>, b: Option<&str>, c: Option<&str>, d: Option<&str>);
+    /// `c` redacted data, `d` encrypted content, `e` the summary as JSON), 2 a tool call (`a`
+    /// call id, `b` id, `c` name, `d` arguments, `e` signature; 6 the same with whole
+    /// arguments), 3 stop (`a` reason, `b` raw), 4 a text end (`a` signature, `b` phase), 5 an
+    /// item (`a` its JSON); `None` leaves the member out.
+    fn clew_chunk(
+        out: &Array,
+        kind: u32,
+        a: Option<&str>,
+        b: Option<&str>,
+        c: Option<&str>,
+        d: Option<&str>,
+        e: Option<&str>,
+    );
     /// Appends a usage chunk to `out`.
-    fn clew_usage(out: &Array, input: f64, output: f64, write: Option<f64>, read: Option<f64>, cost: Option<f64>);
+    fn clew_usage(
+        out: &Array,
+        input: f64,
+        output: f64,
+        write: Option<f64>,
+        read: Option<f64>,
+        reasoning: Option<f64>,
+        cost: Option<f64>,
+    );
     /// `{ok, status, retryAfter, body, used}` of a fetch `Response`, or `null` when the value
     /// is not one (read in JS: no getter can throw into wasm).
     fn clew_response(response: &JsValue) -> JsValue;

@@ -81,7 +81,7 @@ impl TaskOptions {
         let format = match first.keep(string(model, "options.model", "format")).as_deref() {
             None => Format::Anthropic,
             Some(name) => name.parse().unwrap_or_else(|_| {
-                first.note(format!("options.model.format must be one of {}", format_names()));
+                first.note(FORMAT_NAMES.into());
                 Format::Anthropic
             }),
         };
@@ -313,8 +313,6 @@ fn tools(options: &Json, fns: &Functions, first: &mut FirstError) -> (Vec<ToolSp
     (specs, slots)
 }
 
-/// The format names, quoted and joined for an error message.
-fn format_names() -> String {
-    let names: Vec<String> = Format::ALL.iter().map(|format| format!("\"{}\"", format.name())).collect();
-    names.join(", ")
-}
+/// What `options.model.format` may be.
+const FORMAT_NAMES: &str =
+    "options.model.format must be \"anthropic\", \"openai\", \"openai-responses\", \"gemini\" or \"chunks\"";

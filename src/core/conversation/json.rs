@@ -8,6 +8,29 @@ use crate::core::json::Json;
 use super::{Content, ContentBlock, ImageSource, Message, Role};
 use crate::core::stream::Format;
 
+/// Strings as a JSON array.
+pub(crate) fn strings_json(strings: &[String]) -> Json {
+    let mut items = Vec::with_capacity(strings.len());
+    for text in strings {
+        items.push(Json::from(text));
+    }
+    Json::Array(items)
+}
+
+/// A reasoning item's summary: absent, or an array of strings (`None` for anything else).
+fn summary(value: Option<&Json>) -> Option<Option<Vec<String>>> {
+    let items = match value {
+        None | Some(Json::Null) => return Some(None),
+        Some(Json::Array(items)) => items,
+        Some(_) => return None,
+    };
+    let mut parts = Vec::with_capacity(items.len());
+    for item in items {
+        parts.push(item.as_str()?.to_owned());
+    }
+    Some(Some(parts))
+}
+
 fn put(object: &mut Json, key: &str, value: Option<&String>) {
     if let Some(value) = value {
         object.set(key, value);
@@ -102,17 +125,7 @@ impl ContentBlock {
                 thinking: required(value, at, "thinking")?,
                 signature: string(value, at, "signature")?,
                 encrypted_content: string(value, at, "encrypted_content")?,
-                summary: match value.get("summary") {
-                    None | Some(Json::Null) => None,
-                    Some(Json::Array(parts)) => Some(
-                        parts
-                            .iter()
-                            .map(|part| part.as_str().map(str::to_owned))
-                            .collect::<Option<_>>()
-                            .ok_or_else(|| format!("{at}.summary must be an array of strings"))?,
-                    ),
-                    Some(_) => return Err(format!("{at}.summary must be an array of strings")),
-                },
+                summary: summary(value.get("summary")).ok_or_else(|| format!("{at}.summary must be an array of strings"))?,
             },
             Some("redacted_thinking") => Self::RedactedThinking { data: required(value, at, "data")? },
             Some("item") => Self::Item {
@@ -156,7 +169,7 @@ impl ContentBlock {
                 put(&mut out, "signature", signature.as_ref());
                 put(&mut out, "encrypted_content", encrypted_content.as_ref());
                 if let Some(parts) = summary {
-                    out.set("summary", parts.iter().map(Json::from).collect::<Vec<_>>());
+                    out.set("summary", strings_json(parts));
                 }
                 out
             }

@@ -6,6 +6,9 @@
 
 mod json;
 
+#[cfg(target_arch = "wasm32")]
+pub(crate) use json::strings_json;
+
 use serde::{Deserialize, Serialize};
 
 use crate::core::json::Json;

@@ -1,7 +1,5 @@
 //! The Google Gemini request (`models/{id}:streamGenerateContent?alt=sse`).
 
-use crate::core::hash::Map;
-
 use super::openai::text_of;
 use super::{join_url, Headers, HttpRequest, ModelRequest};
 use crate::core::conversation::{Content, ContentBlock, ImageSource, Role};
@@ -27,7 +25,8 @@ const NO_SIGNATURE: &str = "skip_thought_signature_validator";
 /// header, never in the URL.
 pub fn build_gemini(request: &ModelRequest) -> HttpRequest {
     let settings = &request.model;
-    let mut names: Map<String, String> = Map::default();
+    // Each call's function name by its id, for the results (a handful per request).
+    let mut names: Vec<(&str, &str)> = Vec::new();
     let mut turns: Vec<(&str, Vec<Json>)> = Vec::new();
     for message in &request.messages {
         let (role, parts) = match message.role {
@@ -93,33 +92,44 @@ fn signed(part: Json, signature: Option<&String>) -> Json {
     }
 }
 
+/// The blocks of `content` (a string is handled apart, as one text part).
+fn blocks_of(content: &Content) -> &[ContentBlock] {
+    match content {
+        Content::Text(_) => &[],
+        Content::Blocks(blocks) => blocks,
+    }
+}
+
 /// A model turn's parts, in order; notes each call's function name by its id.
-fn model_parts(content: &Content, names: &mut Map<String, String>) -> Vec<Json> {
+fn model_parts<'a>(content: &'a Content, names: &mut Vec<(&'a str, &'a str)>) -> Vec<Json> {
     let mut parts = Vec::new();
+    if let Content::Text(text) = content {
+        parts.push(Json::object().with("text", text));
+    }
     let mut unsigned_call = None;
     let mut any_signed_call = false;
-    for block in content.blocks() {
+    for block in blocks_of(content) {
         match block {
             ContentBlock::Thinking { thinking, signature: Some(signature), encrypted_content: None, .. } => {
                 let part = Json::object().with("text", thinking).with("thought", true);
-                parts.push(signed(part, Some(&signature)));
+                parts.push(signed(part, Some(signature)));
             }
             ContentBlock::Text { text, signature, .. } => {
-                parts.push(signed(Json::object().with("text", text), signature.as_ref()))
+                parts.push(signed(Json::object().with("text", text), signature.as_ref()));
             }
             ContentBlock::ToolUse { id, name, input, signature } => {
-                let mut call = Json::object().with("name", &name).with("args", input);
+                let mut call = Json::object().with("name", name).with("args", input.clone());
                 if !id.starts_with(MADE_UP_CALL_ID) {
-                    call.set("id", &id);
+                    call.set("id", id);
                 }
-                names.insert(id, name);
+                names.push((id, name));
                 any_signed_call |= signature.is_some();
                 if signature.is_none() && unsigned_call.is_none() {
                     unsigned_call = Some(parts.len());
                 }
                 parts.push(signed(Json::object().with("functionCall", call), signature.as_ref()));
             }
-            ContentBlock::Item { format: Format::Gemini, item } => parts.push(item),
+            ContentBlock::Item { format: Format::Gemini, item } => parts.push(item.clone()),
             _ => {}
         }
     }
@@ -132,27 +142,30 @@ fn model_parts(content: &Content, names: &mut Map<String, String>) -> Vec<Json> 
 }
 
 /// A user turn's parts: tool results first (as `functionResponse`), then text and images.
-fn user_parts(content: &Content, names: &Map<String, String>) -> Vec<Json> {
-    let blocks = content.blocks();
+fn user_parts(content: &Content, names: &[(&str, &str)]) -> Vec<Json> {
+    let blocks = blocks_of(content);
     let mut parts = Vec::new();
-    for block in &blocks {
+    if let Content::Text(text) = content {
+        parts.push(Json::object().with("text", text));
+    }
+    for block in blocks {
         if let ContentBlock::ToolResult { tool_use_id, content, is_error } = block {
             let key = if *is_error { "error" } else { "output" };
-            let name = names.get(tool_use_id).cloned().unwrap_or_default();
+            let name = names.iter().rev().find(|(id, _)| *id == tool_use_id).map_or("", |(_, name)| *name);
             let mut response = Json::object().with("name", name);
             if !tool_use_id.starts_with(MADE_UP_CALL_ID) {
                 response.set("id", tool_use_id);
             }
             response.set("response", Json::object().with(key, text_of(content)));
             parts.push(Json::object().with("functionResponse", response));
-            for block in content.blocks() {
+            for block in blocks_of(content) {
                 if let ContentBlock::Image { source } = block {
-                    parts.push(image_part(&source));
+                    parts.push(image_part(source));
                 }
             }
         }
     }
-    for block in &blocks {
+    for block in blocks {
         match block {
             ContentBlock::Text { text, .. } => parts.push(Json::object().with("text", text)),
             ContentBlock::Image { source } => parts.push(image_part(source)),

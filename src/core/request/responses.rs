@@ -118,7 +118,10 @@ fn push_message(message: &Message, store: bool, out: &mut Vec<Json>) {
 
 /// The items of one assistant turn, in order.
 fn push_assistant(blocks: &[ContentBlock], store: bool, out: &mut Vec<Json>) {
-    let items: Vec<Json> = blocks.iter().filter_map(|block| item_of(block, store)).collect();
+    let mut items = Vec::with_capacity(blocks.len());
+    for block in blocks {
+        items.extend(item_of(block, store));
+    }
     // NOTE: a reasoning item must travel with the item that followed it; those that ended
     // their turn (a reply cut after its reasoning) have none, and are left out.
     let is_reasoning = |item: &Json| item.get("type").and_then(Json::as_str) == Some("reasoning");
@@ -129,14 +132,14 @@ fn push_assistant(blocks: &[ContentBlock], store: bool, out: &mut Vec<Json>) {
 fn item_of(block: &ContentBlock, store: bool) -> Option<Json> {
     Some(match block {
         ContentBlock::Thinking { encrypted_content: Some(encrypted), summary, thinking, .. } => {
-            let texts: Vec<&str> = match summary {
-                Some(parts) => parts.iter().map(String::as_str).collect(),
-                None if thinking.is_empty() => Vec::new(),
-                None => vec![thinking.as_str()],
-            };
-            let summary: Vec<Json> =
-                texts.into_iter().map(|text| Json::object().with("type", "summary_text").with("text", text)).collect();
-            Json::object().with("type", "reasoning").with("summary", summary).with("encrypted_content", encrypted)
+            let mut parts = Vec::new();
+            let mut part = |text: &String| parts.push(Json::object().with("type", "summary_text").with("text", text));
+            match summary {
+                Some(texts) => texts.iter().for_each(&mut part),
+                None if thinking.is_empty() => {}
+                None => part(thinking),
+            }
+            Json::object().with("type", "reasoning").with("summary", parts).with("encrypted_content", encrypted)
         }
         ContentBlock::Text { text, phase, .. } => {
             let part = Json::object().with("type", "output_text").with("text", text);

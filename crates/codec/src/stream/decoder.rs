@@ -79,7 +79,14 @@ impl std::error::Error for UnknownFormat {}
 impl FromStr for Format {
     type Err = UnknownFormat;
     fn from_str(name: &str) -> Result<Self, Self::Err> {
-        Self::ALL.into_iter().find(|format| format.name() == name).ok_or_else(|| UnknownFormat(name.to_owned()))
+        Ok(match name {
+            "anthropic" => Self::Anthropic,
+            "openai" => Self::OpenAi,
+            "openai-responses" => Self::OpenAiResponses,
+            "gemini" => Self::Gemini,
+            "chunks" => Self::Chunks,
+            other => return Err(UnknownFormat(other.to_owned())),
+        })
     }
 }
 
