@@ -219,10 +219,10 @@ function differences(scenario, point, got) {
 
 const all = scenarios();
 
-test("the reference snapshots are there: xml, native and mcp of format 2, and OpenAI Responses too from format 3", () => {
+test("the reference snapshots are there: xml, native and mcp of format 2, and OpenAI Responses and Gemini too from format 3", () => {
   const names = (version) => all.filter((s) => s.file.startsWith(`v${version}/`)).map((s) => s.name).sort();
   assert.deepEqual(names(2), ["mcp", "native", "xml"]);
-  assert.deepEqual(names(3), ["mcp", "native", "responses", "xml"]);
+  assert.deepEqual(names(3), ["gemini", "mcp", "native", "responses", "xml"]);
   for (const scenario of all) {
     assert.equal(scenario.end.outcome.status, "completed", scenario.file);
     assert.ok(scenario.points.length > 10, `${scenario.file}: ${scenario.points.length} points`);

@@ -51,6 +51,13 @@ export async function startModelServer(replies) {
   const received = [];
   const served = {};
   const server = createServer(async (req, res) => {
+    // NOTE: a page on another origin may call it (the Chromium tests): CORS allows anything.
+    res.setHeader("access-control-allow-origin", "*");
+    if (req.method === "OPTIONS") {
+      res.writeHead(204, { "access-control-allow-methods": "POST", "access-control-allow-headers": "*", "access-control-max-age": "600" });
+      res.end();
+      return;
+    }
     let body = "";
     for await (const piece of req) body += piece;
     const entry = { path: req.url, headers: req.headers, body: body ? JSON.parse(body) : null, at: Date.now() };

@@ -194,6 +194,18 @@ fn responses(round: u64, text: &str, name: &str, args: Value) -> Value {
     json!({ "pieces": events })
 }
 
+/// A Gemini reply (format 3 on): a signed thought, text, and a signed call without an id.
+fn gemini(round: u64, text: &str, name: &str, args: Value) -> Value {
+    let part = |part: Value| json!({"candidates":[{"content":{"role":"model","parts":[part]}}]});
+    let usage = json!({"promptTokenCount":100 + round,"candidatesTokenCount":30 + round,"thoughtsTokenCount":10});
+    let events = vec![
+        data_text(part(json!({"text":format!("Plan {round}."),"thought":true,"thoughtSignature":format!("dGhvdWdodA{round}")}))),
+        data_text(part(json!({"text":text}))),
+        data_text(json!({"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":name,"args":args},"thoughtSignature":format!("Y2FsbA{round}")}]},"finishReason":"STOP"}],"usageMetadata":usage})),
+    ];
+    json!({ "pieces": events })
+}
+
 fn text_part(text: &str) -> (&'static str, Value) {
     ("text", json!(text))
 }
@@ -264,6 +276,16 @@ fn scenarios() -> Vec<Value> {
                 responses(4, "Done.", "attempt_completion", json!({"result": "all done"})),
             ],
         }),
+        json!({
+            "name": "gemini",
+            "replies": [
+                gemini(1, "Let me look.", "read", json!({"path": "a"})),
+                gemini(2, "Writing b.", "write", json!({"path": "b", "content": "new"})),
+                gemini(3, "One question.", "ask_followup_question", json!({"question": "More?"})),
+                failure(),
+                gemini(4, "Done.", "attempt_completion", json!({"result": "all done"})),
+            ],
+        }),
     ]
 }
 
@@ -280,8 +302,8 @@ fn waiting_point(task: &mut Task) -> Option<String> {
     Some(if open_with_content { format!("{state} (reply streaming)") } else { state.to_owned() })
 }
 
-/// Writes the files of this build's format when `CLEW_WRITE_REFERENCE_SNAPSHOTS` is set and
-/// they do not exist yet (`cargo test --test agent write_reference_snapshots -- --ignored`).
+/// Writes the files of this build's format that do not exist yet, when
+/// `CLEW_WRITE_REFERENCE_SNAPSHOTS` is set (`cargo test --test agent write_reference_snapshots -- --ignored`).
 #[test]
 #[ignore = "writes the reference snapshots of a new format once"]
 fn write_reference_snapshots() {
@@ -293,7 +315,11 @@ fn write_reference_snapshots() {
     for mut scenario in scenarios() {
         let name = scenario["name"].as_str().unwrap().to_owned();
         let path = dir.join(format!("{name}.json"));
-        assert!(!path.exists(), "{} exists: reference snapshots never change", path.display());
+        if path.exists() {
+            // NOTE: reference snapshots never change: a scenario added to a format later gets
+            // its file, the others stay as they were written.
+            continue;
+        }
         let mut whole = drive(&scenario, None, 1_000, 0);
         whole.start("Update b from a");
         let end = end_of(&whole);
