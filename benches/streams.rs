@@ -22,7 +22,13 @@ fn main() {
     let root = env!("CARGO_MANIFEST_DIR");
     println!("| body | bytes | chunks out | clew decoder | per chunk | lines only (floor) | lines + serde_json::Value per data line |");
     println!("|---|---|---|---|---|---|---|");
-    for (name, format) in [("sse-anthropic-5000", Format::Anthropic), ("sse-openai-5000", Format::OpenAi)] {
+    let bodies = [
+        ("sse-anthropic-5000", Format::Anthropic),
+        ("sse-openai-5000", Format::OpenAi),
+        ("sse-responses-5000", Format::OpenAiResponses),
+        ("sse-gemini-5000", Format::Gemini),
+    ];
+    for (name, format) in bodies {
         let body = std::fs::read(format!("{root}/benches/fixtures/{name}.txt")).unwrap();
         let mut count = 0;
         let decode = min_time(30, || {

@@ -11,6 +11,14 @@ const { StreamDecoder } = await import(`${pkgDir}/node.js`);
 // The bench-only export lives in the bindings (initialised by the entry above).
 const { benchDecodeOnly } = await import(`${pkgDir}/clew.js`);
 const PIECE = 4096;
+// The bodies and their formats (benches/fixtures; the Responses and Gemini ones are written by
+// make-provider-bodies.mjs).
+const BODIES = [
+  ["sse-anthropic-5000", "anthropic"],
+  ["sse-openai-5000", "openai"],
+  ["sse-responses-5000", "openai-responses"],
+  ["sse-gemini-5000", "gemini"],
+];
 
 
 function jsBaseline(pieces) {
@@ -29,7 +37,7 @@ function jsBaseline(pieces) {
 
 console.log("| body | clew StreamDecoder | per chunk | of which decoding inside wasm | plain JS baseline | clew / baseline |");
 console.log("|---|---|---|---|---|---|");
-for (const [name, format] of [["sse-anthropic-5000", "anthropic"], ["sse-openai-5000", "openai"]]) {
+for (const [name, format] of BODIES) {
   const body = new Uint8Array(readFileSync(`${fixtures}/${name}.txt`));
   const pieces = [];
   for (let at = 0; at < body.length; at += PIECE) pieces.push(body.subarray(at, at + PIECE));
@@ -62,8 +70,8 @@ function jsPerEvent(pieces) {
 console.log();
 console.log("| body, one push per SSE event | clew StreamDecoder per event | plain JS floor per event | clew / floor (median of pairs) |");
 console.log("|---|---|---|---|");
-for (const [name, format] of [["sse-anthropic-5000", "anthropic"], ["sse-openai-5000", "openai"]]) {
-  const events = readFileSync(`${fixtures}/${name}.txt`, "utf8").split(/(?<=\n\n)/).map((e) => new TextEncoder().encode(e));
+for (const [name, format] of BODIES) {
+  const events = readFileSync(`${fixtures}/${name}.txt`, "utf8").split(/(?<=\r?\n\r?\n)/).map((e) => new TextEncoder().encode(e));
   const clew = () => {
     const decoder = new StreamDecoder(format);
     for (const piece of events) decoder.push(piece);
