@@ -219,7 +219,7 @@ fn streamed_partial_args_are_assembled_and_closed_by_an_empty_call() {
             call("clew-call-1", "getWeather", r#"{"location":"Boston"}"#, None)
         ]
     );
-    // The first call is announced at once and its arguments stream as they come.
+    // Each call is announced at once, and its arguments come whole when it closes.
     assert!(chunks.len() > 4, "{chunks:?}");
     assert!(chunks.iter().all(|c| !matches!(c, Chunk::ToolCalls { tool_call } if tool_call.whole)));
     assert_eq!(stops(&chunks), [("tool_use".to_owned(), None)]);
@@ -257,11 +257,15 @@ fn streamed_pieces_that_rewrite_give_the_whole_arguments_at_the_close() {
     ]);
     let chunks = chunks(&body);
     assert_eq!(calls(&chunks), [call("clew-call-0", "edit", r#"{"a":{"x":1,"y":2},"b":3}"#, None)]);
-    let last_piece = chunks.iter().rev().find_map(|c| match c {
-        Chunk::ToolCalls { tool_call } => Some(tool_call),
-        _ => None,
-    });
-    assert!(last_piece.unwrap().whole, "{chunks:?}");
+    // The announcement has no arguments; the last piece has them all.
+    let pieces: Vec<_> = chunks
+        .iter()
+        .filter_map(|c| match c {
+            Chunk::ToolCalls { tool_call } => Some(tool_call.function.arguments.as_deref()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(pieces, [None, Some(r#"{"a":{"x":1,"y":2},"b":3}"#)]);
 }
 
 #[test]

@@ -6,17 +6,26 @@
 //! [`Chunk::TextEnd`], even for an empty text, since Gemini wants each signature back where
 //! it came), thoughts (reasoning, signed), function calls, and any other part kept whole as
 //! an [`Chunk::Item`]. A call without an `id` gets `clew-call-N` (N counts the reply's calls
-//! from 0), which the request builder never sends back. A call whose arguments stream in
-//! `partialArgs` ([`args`]) opens with its name and `willContinue`, streams its arguments'
-//! text, and closes with a `functionCall` that neither names a call nor carries pieces, with
-//! one that no longer says `willContinue`, with the next part or call, with the finish
-//! reason, or with the end of the body.
+//! from 0), which the request builder never sends back. A whole call is one chunk. A call
+//! whose arguments stream in `partialArgs` ([`args`]) opens with its name and
+//! `willContinue` (a chunk without arguments, so that a UI shows the call at once), and its
+//! arguments, assembled from the pieces, come whole in its last chunk when it closes: with a
+//! `functionCall` that neither names a call nor carries pieces, with one that no longer says
+//! `willContinue`, with the next part or call, with the finish reason, or with the end of the
+//! body.
 //!
 //! `finishReason` gives the one stop chunk, in clew's words with the provider's as `raw`
 //! (`STOP` is `end_turn`, or `tool_use` after a call, and has no `raw`). `usageMetadata` is
 //! cumulative: each event's counts are emitted as what they add to those already emitted.
 //! A prompt blocked before any candidate (`promptFeedback.blockReason`) and an `error`
 //! object are the provider's errors.
+//!
+//! The code is shaped for a small wasm (the codec is built at opt-level 3 for speed, where
+//! every inlined copy of a helper costs its size again): one reader closure for every object
+//! of an event ([`wire`]), the rare members kept as [`Json`] and looked into with `get`, and
+//! the helpers and rare paths kept out of line (`#[inline(never)]`), which measured smaller
+//! than letting them be inlined; the path of a text part is left to the compiler (inlined,
+//! it decodes about 4% faster for under 100 bytes).
 
 mod args;
 mod wire;
@@ -27,41 +36,36 @@ use super::json::read_data;
 use super::sse::SseEvent;
 use crate::json::Json;
 
-use args::{Closing, StreamedArgs};
-use wire::{Part, WireCall, WireUsage};
+use wire::{Event, Part};
 
 /// State of one Gemini stream.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct GeminiDecoder {
-    /// The call whose arguments are still streaming.
+    /// The call whose last chunk is still to come.
     open: Option<OpenCall>,
     /// Calls in the reply so far.
     calls: u64,
     stopped: bool,
-    reported: Reported,
+    /// Usage counts already emitted (input, output, cache read, reasoning), to turn
+    /// cumulative counts into increments.
+    reported: [u64; 4],
+    /// Whether a usage chunk was emitted yet.
+    reported_any: bool,
     /// Text came since the last text end: a signature on an empty part must not end it.
     text_open: bool,
 }
 
-/// A call announced, whose arguments are still streaming.
+/// A call whose last chunk is still to come: a streamed call whose arguments are still
+/// arriving, or (for as long as it is being read) a whole one.
 #[derive(Clone, Debug)]
 struct OpenCall {
     id: String,
     name: String,
-    args: StreamedArgs,
-    /// A signature that came on a later piece, for the next chunk of the call.
+    /// The arguments as far as their pieces have come.
+    args: Json,
+    /// The `thoughtSignature` that came with the call and is not emitted yet: it goes with
+    /// its next chunk.
     signature: Option<String>,
-}
-
-/// Usage counts already emitted, to turn cumulative counts into increments.
-#[derive(Clone, Copy, Debug, Default)]
-struct Reported {
-    input: u64,
-    output: u64,
-    cache_read: u64,
-    reasoning: u64,
-    /// Whether a usage chunk was emitted yet.
-    any: bool,
 }
 
 impl GeminiDecoder {
@@ -71,34 +75,26 @@ impl GeminiDecoder {
         if data.is_empty() || data == "[DONE]" {
             return Ok(());
         }
-        let response = read_data(data, wire::read_response)?;
-        if let Some(error) = response.error {
+        let mut event = Event::default();
+        read_data(data, |r| event.read(r))?;
+        let Event { parts, finish, has_candidates, counts, members, .. } = event;
+        let response = Json::Object(members);
+        if let Some(error) = response.get("error").filter(|error| !error.is_null()) {
             return Err(provider_error(error));
         }
-        if let Some(candidate) = response.candidate {
-            for part in candidate.parts {
-                self.part(part, out);
-            }
-            if let Some(reason) = candidate.finish_reason.filter(|r| !r.is_empty()) {
-                self.close_call(out);
-                if !self.stopped {
-                    self.stopped = true;
-                    out.push(stop(reason, self.calls > 0));
-                }
+        for part in parts {
+            self.part(part, out);
+        }
+        if let Some(reason) = finish.filter(|r| !r.is_empty()) {
+            self.close_call(out);
+            if !self.stopped {
+                self.stopped = true;
+                emit(out, stop(reason, self.calls > 0));
             }
         }
-        if let Some(usage) = response.usage {
-            self.usage(&usage, out);
-        }
-        match response.block_reason {
-            Some(reason) if !response.has_candidates => {
-                let mut message = format!("the prompt was blocked ({reason})");
-                if let Some(detail) = response.block_message.filter(|m| !m.is_empty()) {
-                    message.push_str(": ");
-                    message.push_str(&detail);
-                }
-                Err(StreamError::Provider { kind: "prompt_blocked".into(), message })
-            }
+        self.usage(counts, out);
+        match response.get("promptFeedback") {
+            Some(feedback) if !has_candidates => blocked(feedback),
             _ => Ok(()),
         }
     }
@@ -113,167 +109,214 @@ impl GeminiDecoder {
         }
     }
 
-    /// One part of candidate 0.
-    fn part(&mut self, part: Part, out: &mut Vec<Chunk>) {
-        let (text, thought, signature) = match part {
-            Part::Call { call, signature } => return self.call(call, signature, out),
-            Part::Other(item) => {
-                self.close_call(out);
-                return out.push(Chunk::Item { item });
+    /// One part of candidate 0. Its kind is decided by its data member whatever the order
+    /// of the members: `functionCall`, then `text`, then any other member; a part that
+    /// carries only a `thoughtSignature` is an empty text part, an empty part is nothing.
+    fn part(&mut self, (text, members): Part, out: &mut Vec<Chunk>) {
+        let (mut thought, mut signature, mut call, mut other) = (false, None, None, false);
+        for (key, value) in &members {
+            match key.as_str() {
+                "thought" => thought = matches!(value, Json::Bool(true)),
+                "thoughtSignature" => signature = value.as_str().filter(|s| !s.is_empty()),
+                "functionCall" => call = Some(value).filter(|call| call.is_object()),
+                _ => other = true,
             }
-            Part::Text { text, thought, signature } => (text, thought, signature),
-        };
+        }
+        let signature = signature.map(own);
+        if let Some(call) = call {
+            return self.call(call, signature, out);
+        }
+        if text.is_none() && !other && signature.is_none() {
+            return;
+        }
         self.close_call(out);
+        let Some(text) = text.or_else(|| (!other).then(String::new)) else {
+            return emit(out, Chunk::Item { item: Json::Object(members) });
+        };
         if thought {
             if !text.is_empty() || signature.is_some() {
-                out.push(Chunk::Reasoning {
-                    reasoning: text,
-                    signature,
-                    redacted_data: None,
-                    encrypted_content: None,
-                    summary: None,
-                });
+                emit(
+                    out,
+                    Chunk::Reasoning {
+                        reasoning: text,
+                        signature,
+                        redacted_data: None,
+                        encrypted_content: None,
+                        summary: None,
+                    },
+                );
             }
             return;
         }
         if signature.is_some() && text.is_empty() && self.text_open {
             // NOTE: the signature came on an empty part of its own: the text before it ends
             // unsigned, so that the signed empty part goes back as a part of its own.
-            out.push(Chunk::TextEnd { signature: None, phase: None });
+            emit(out, Chunk::TextEnd { signature: None, phase: None });
         }
         if !text.is_empty() {
-            out.push(Chunk::Text { text });
+            emit(out, Chunk::Text { text });
             self.text_open = true;
         }
         if signature.is_some() {
-            out.push(Chunk::TextEnd { signature, phase: None });
+            emit(out, Chunk::TextEnd { signature, phase: None });
             self.text_open = false;
         }
     }
 
-    /// A `functionCall` part: a whole call, or the opening or a piece of a streamed one.
-    fn call(&mut self, call: WireCall, mut signature: Option<String>, out: &mut Vec<Chunk>) {
-        let WireCall { id, name, args, partial_args, will_continue } = call;
-        if let Some(name) = name {
+    /// A `functionCall` (an object): a whole call (one chunk), or the opening or a piece of a
+    /// streamed one.
+    #[inline(never)]
+    fn call(&mut self, call: &Json, mut signature: Option<String>, out: &mut Vec<Chunk>) {
+        let pieces = call.get("partialArgs").and_then(Json::as_array).unwrap_or_default();
+        let more = pieces.iter().chain([call]).any(|c| matches!(c.get("willContinue"), Some(Json::Bool(true))));
+        let streamed = more || !pieces.is_empty();
+        if let Some(name) = text_of(call, "name") {
             self.close_call(out);
-            let id = id.unwrap_or_else(|| format!("clew-call-{}", self.calls));
+            let id = text_of(call, "id").map_or_else(|| format!("clew-call-{}", self.calls), own);
             self.calls += 1;
-            if !will_continue && partial_args.is_empty() {
-                let args = args.unwrap_or_else(|| "{}".into());
-                return out.push(piece(&id, &name, Some(args), signature, false));
+            // NOTE: streamed arguments start from `args` only when it is an object.
+            let args = match call.get("args") {
+                Some(args) if !args.is_null() && (!streamed || args.is_object()) => cloned(args),
+                _ => Json::object(),
+            };
+            let open = self.open.insert(OpenCall { id, name: own(name), args, signature: signature.take() });
+            if streamed {
+                piece(open, None, out);
             }
-            out.push(piece(&id, &name, None, signature.take(), false));
-            let args = StreamedArgs::new(args.as_deref());
-            self.open = Some(OpenCall { id, name, args, signature: None });
         }
         // A piece with no call open has nothing to continue: it is dropped.
         let Some(open) = self.open.as_mut() else { return };
         if signature.is_some() {
             open.signature = signature;
         }
-        for arg in partial_args {
-            if let Some(delta) = open.args.push(&arg.path, arg.value) {
-                out.push(piece(&open.id, &open.name, Some(delta), open.signature.take(), false));
-            }
+        for piece in pieces {
+            args::place(&mut open.args, piece);
         }
-        if !will_continue {
+        if !more {
             self.close_call(out);
         }
     }
 
-    /// Closes the call still streaming, if one is: its last piece.
+    /// Closes the open call, if one is: its last chunk, with its arguments.
     fn close_call(&mut self, out: &mut Vec<Chunk>) {
-        let Some(OpenCall { id, name, args, signature }) = self.open.take() else { return };
-        match args.close() {
-            Closing::Rest(rest) => out.push(piece(&id, &name, Some(rest), signature, false)),
-            Closing::Whole(whole) => out.push(piece(&id, &name, Some(whole), signature, true)),
+        if let Some(mut open) = self.open.take() {
+            let mut text = String::new();
+            open.args.write(&mut text);
+            piece(&mut open, Some(text), out);
         }
     }
 
-    /// Emits what cumulative counts add to those already emitted (never less than nothing).
-    fn usage(&mut self, usage: &WireUsage, out: &mut Vec<Chunk>) {
-        if usage.is_empty() {
+    /// Emits what the cumulative counts (prompt, candidates, thoughts, cached content,
+    /// tool-use prompt) add to those already emitted, never less than nothing.
+    fn usage(&mut self, counts: [Option<u64>; 6], out: &mut Vec<Chunk>) {
+        let [prompt, candidates, thoughts, cached, tool_use_prompt, _] = counts;
+        if prompt.or(candidates).or(thoughts).or(cached).or(tool_use_prompt).is_none() {
             return;
         }
-        let counted = |count: Option<u64>| count.unwrap_or(0);
-        let input =
-            counted(usage.prompt).saturating_add(counted(usage.tool_use_prompt)).saturating_sub(counted(usage.cached));
-        let output = counted(usage.candidates).saturating_add(counted(usage.thoughts));
-        let r = &mut self.reported;
-        let step = |total: u64, reported: &mut u64| {
-            let new = total.saturating_sub(*reported);
+        let n = |count: Option<u64>| count.unwrap_or(0);
+        let input = n(prompt).saturating_add(n(tool_use_prompt)).saturating_sub(n(cached));
+        let mut new = [input, n(candidates).saturating_add(n(thoughts)), n(cached), n(thoughts)];
+        // The first usage chunk is emitted even when it is all zeros.
+        let mut any = !self.reported_any;
+        for (count, reported) in new.iter_mut().zip(&mut self.reported) {
+            let total = *count;
+            *count = total.saturating_sub(*reported);
             *reported = total.max(*reported);
-            new
-        };
-        let input = step(input, &mut r.input);
-        let output = step(output, &mut r.output);
-        let cache_read = step(counted(usage.cached), &mut r.cache_read);
-        let reasoning = step(counted(usage.thoughts), &mut r.reasoning);
-        if r.any && input == 0 && output == 0 && cache_read == 0 && reasoning == 0 {
+            any |= *count > 0;
+        }
+        if !any {
             return;
         }
-        r.any = true;
-        out.push(Chunk::Usage(Usage {
-            input_tokens: input,
-            output_tokens: output,
-            cache_write_tokens: None,
-            cache_read_tokens: usage.cached.map(|_| cache_read),
-            total_cost: None,
-            reasoning_tokens: usage.thoughts.map(|_| reasoning),
-        }));
+        self.reported_any = true;
+        let [input, output, cache_read, reasoning] = new;
+        emit(
+            out,
+            Chunk::Usage(Usage {
+                input_tokens: input,
+                output_tokens: output,
+                cache_write_tokens: None,
+                cache_read_tokens: cached.map(|_| cache_read),
+                total_cost: None,
+                reasoning_tokens: thoughts.map(|_| reasoning),
+            }),
+        );
     }
 }
 
-/// A chunk of the call `id`.
-fn piece(id: &str, name: &str, arguments: Option<String>, signature: Option<String>, whole: bool) -> Chunk {
-    Chunk::ToolCalls {
-        tool_call: ToolCall {
-            call_id: Some(id.to_owned()),
-            function: ToolCallFunction { id: Some(id.to_owned()), name: Some(name.to_owned()), arguments },
-            signature,
-            whole,
-        },
-    }
+/// `value` cloned: one copy of the code for all the decoder's clones.
+#[inline(never)]
+fn cloned(value: &Json) -> Json {
+    value.clone()
 }
 
-/// The stop chunk for a `finishReason`.
+/// Pushes `chunk`.
+fn emit(out: &mut Vec<Chunk>, chunk: Chunk) {
+    out.push(chunk);
+}
+
+/// `text` owned: one copy of the code for all the decoder's copies.
+#[inline(never)]
+fn own(text: &str) -> String {
+    text.to_owned()
+}
+
+/// The string member `key` of `value`, when it is a string that is not empty.
+#[inline(never)]
+fn text_of<'j>(value: &'j Json, key: &str) -> Option<&'j str> {
+    value.get(key).and_then(Json::as_str).filter(|s| !s.is_empty())
+}
+
+/// Emits a chunk of the call `open` (with the signature not emitted yet).
+#[inline(never)]
+fn piece(open: &mut OpenCall, arguments: Option<String>, out: &mut Vec<Chunk>) {
+    let function = ToolCallFunction { id: Some(own(&open.id)), name: Some(own(&open.name)), arguments };
+    let call_id = Some(own(&open.id));
+    emit(
+        out,
+        Chunk::ToolCalls { tool_call: ToolCall { call_id, function, signature: open.signature.take(), whole: false } },
+    );
+}
+
+/// The stop chunk for a `finishReason`: `STOP` is `end_turn` (or `tool_use` after a call)
+/// without `raw`; a filter's reason (safety, recitation, block lists, prohibited content,
+/// personal data, Model Armor: any reason that names one) is `content_filter`,
+/// `MALFORMED_FUNCTION_CALL` is `malformed_tool_call`, and any other reason (`MAX_TOKENS`…)
+/// is its lower case.
+#[inline(never)]
 fn stop(raw: String, called: bool) -> Chunk {
+    let filtered = ["SAFETY", "RECITATION", "BLOCK", "PROHIBITED", "SPII", "MODEL_ARMOR"]
+        .iter()
+        .any(|word| crate::text::contains(&raw, word));
     let reason = match raw.as_str() {
-        "STOP" => return Chunk::Stop { reason: if called { "tool_use" } else { "end_turn" }.into(), raw: None },
-        "MAX_TOKENS" => "max_tokens".into(),
-        "MALFORMED_FUNCTION_CALL" => "malformed_tool_call".into(),
-        reason if is_filtered(reason) => "content_filter".into(),
-        reason => reason.to_ascii_lowercase(),
+        "STOP" if called => "tool_use",
+        "STOP" => "end_turn",
+        "MALFORMED_FUNCTION_CALL" => "malformed_tool_call",
+        _ if filtered => "content_filter",
+        _ => "",
     };
-    Chunk::Stop { reason, raw: Some(raw) }
+    let mut reason = own(if reason.is_empty() { &raw } else { reason });
+    reason.make_ascii_lowercase();
+    Chunk::Stop { reason, raw: Some(raw).filter(|raw| raw != "STOP") }
 }
 
-/// Whether a finish reason says a filter stopped the reply (safety, recitation, block
-/// lists, prohibited content, personal data, Model Armor).
-fn is_filtered(reason: &str) -> bool {
-    matches!(
-        reason,
-        "SAFETY"
-            | "RECITATION"
-            | "BLOCKLIST"
-            | "PROHIBITED_CONTENT"
-            | "SPII"
-            | "IMAGE_SAFETY"
-            | "IMAGE_PROHIBITED_CONTENT"
-            | "IMAGE_RECITATION"
-            | "MODEL_ARMOR"
-    ) || reason.ends_with("_SAFETY")
-        || crate::text::contains(reason, "PROHIBITED")
-        || crate::text::contains(reason, "BLOCK")
+/// The error for a prompt blocked before any candidate, if `feedback` says it was.
+#[inline(never)]
+fn blocked(feedback: &Json) -> Result<(), StreamError> {
+    let Some(reason) = feedback.get("blockReason").and_then(Json::as_str) else { return Ok(()) };
+    let detail = text_of(feedback, "blockReasonMessage").unwrap_or_default();
+    let colon = if detail.is_empty() { "" } else { ": " };
+    let message = format!("the prompt was blocked ({reason}){colon}{detail}");
+    Err(StreamError::Provider { kind: own("prompt_blocked"), message })
 }
 
 /// The error for an `error` object in the stream: its `status` (`RESOURCE_EXHAUSTED`…) or
 /// else its `code` is the kind.
-fn provider_error(error: Json) -> StreamError {
-    let status = error.get("status").and_then(Json::as_str).filter(|s| !s.is_empty()).map(str::to_owned);
-    let ErrorBody { kind, message } = ErrorBody::from_value(error);
+#[inline(never)]
+fn provider_error(error: &Json) -> StreamError {
+    let status = text_of(error, "status").map(own);
+    let ErrorBody { kind, message } = ErrorBody::from_value(cloned(error));
     StreamError::Provider {
-        kind: status.or(kind).unwrap_or_else(|| "error".into()),
+        kind: status.or(kind).unwrap_or_else(|| own("error")),
         message: message.unwrap_or_default(),
     }
 }
