@@ -178,14 +178,18 @@ function put(object, key, value) {
   return object;
 }
 export function clew_chunk(out, kind, a, b, c, d, e) {
-  let call;
-  out.push(
-    kind === 0 ? { type: "text", text: a }
-    : kind === 1 ? put(put(put(put(put({ type: "reasoning", reasoning: a }, "signature", b), "redacted_data", c), "encrypted_content", d), "summary", e && JSON.parse(e))
-    : kind === 2 || kind === 6 ? (call = put(put({}, "call_id", a), "function", put(put(put({}, "id", b), "name", c), "arguments", d)), put(call, "signature", e), kind === 6 && (call.whole = true), { type: "tool_calls", tool_call: call })
-    : kind === 3 ? put({ type: "stop", reason: a }, "raw", b)
-    : kind === 4 ? put(put({ type: "text_end" }, "signature", a), "phase", b)
-    : { type: "item", item: JSON.parse(a) });
+  let chunk;
+  if (kind === 0) chunk = { type: "text", text: a };
+  else if (kind === 1) {
+    chunk = put(put(put(put({ type: "reasoning", reasoning: a }, "signature", b), "redacted_data", c), "encrypted_content", d), "summary", e === undefined ? e : JSON.parse(e));
+  } else if (kind === 2 || kind === 6) {
+    const call = put(put(put({}, "call_id", a), "function", put(put(put({}, "id", b), "name", c), "arguments", d)), "signature", e);
+    if (kind === 6) call.whole = true;
+    chunk = { type: "tool_calls", tool_call: call };
+  } else if (kind === 3) chunk = put({ type: "stop", reason: a }, "raw", b);
+  else if (kind === 4) chunk = put(put({ type: "text_end" }, "signature", a), "phase", b);
+  else chunk = { type: "item", item: JSON.parse(a) };
+  out.push(chunk);
 }
 export function clew_usage(out, input, output, write, read, reasoning, cost) {
   out.push(put(put(put(put({ type: "usage", inputTokens: input, outputTokens: output }, "cacheWriteTokens", write), "cacheReadTokens", read), "reasoningTokens", reasoning), "totalCost", cost));

@@ -4,7 +4,7 @@
 //! point sending the same requests as the uninterrupted one.
 
 use crate::harness::*;
-use clew::agent::{AskAnswer, AskResponse, Message, Outcome, Task, TaskConfig, ToolCalling};
+use clew::agent::{AskAnswer, AskKind, AskResponse, Message, MessageKind, Outcome, Task, TaskConfig, ToolCalling};
 use clew::request::{build_request, ModelRequest};
 use clew::stream::Format;
 use serde_json::{json, Value};
@@ -234,4 +234,24 @@ fn a_responses_task_restored_at_every_waiting_point_sends_the_same_requests() {
 #[test]
 fn a_gemini_task_restored_at_every_waiting_point_sends_the_same_requests() {
     restored_everywhere_sends_the_same_requests(Format::Gemini, gemini_script);
+}
+
+#[test]
+fn a_blocked_gemini_prompt_is_asked_about_and_never_retried_on_its_own() {
+    let blocked = Reply::Bytes(vec![data(json!({"promptFeedback":{"blockReason":"PROHIBITED_CONTENT"}}))]);
+    let mut h = Harness::new(native(Format::Gemini), vec![blocked]);
+    h.ask = Box::new(|m: &Message| {
+        (!m.is_partial()).then(|| {
+            AskAnswer::button(if m.kind == MessageKind::Ask(AskKind::ApiReqFailed) {
+                AskResponse::No
+            } else {
+                AskResponse::Yes
+            })
+        })
+    });
+    h.start("t");
+    assert_eq!(h.requests.len(), 1, "never sent again on its own");
+    assert!(h.kinds().contains(&"ask api_req_failed".to_owned()), "{:?}", h.kinds());
+    assert!(h.says_of("error_retry").is_empty());
+    assert!(!matches!(h.outcome(), Some(Outcome::Completed { .. })));
 }

@@ -100,7 +100,10 @@ impl Failure {
         Self {
             code: error.code().to_owned(),
             message,
-            auto_retry: !auth && !quota,
+            // NOTE: an error the provider sent inside the stream says what it is: retried only
+            // when its code says a retry can help (a blocked prompt, an invalid request are
+            // asked about, not sent again on their own).
+            auto_retry: !auth && !quota && (!matches!(error, StreamError::Provider { .. }) || error.is_retryable()),
             context_window,
             retry_after_ms,
             deterministic,
