@@ -386,3 +386,41 @@ test("in the playground a model calls a connected MCP server's tools: a read-onl
     await mcp.close();
   }
 });
+
+test("the playground's picker runs a task on OpenAI Responses and on Gemini", async () => {
+  const { responsesReply, geminiReply } = await import("./providers-replies.mjs");
+  const { startModelServer } = await import("./sse-server.mjs");
+  const done = "Done.\n<attempt_completion>\n<result>hello</result>\n</attempt_completion>";
+  const cases = [
+    ["openai-responses", "/responses", responsesReply({ round: 1, text: done }), (body) => body.input],
+    ["gemini", "/models/scripted:streamGenerateContent?alt=sse", geminiReply({ round: 1, text: done }), (body) => body.contents],
+  ];
+  const server = await serve({ "/pkg/": packageDir, "/": join(repoRoot, "www") });
+  try {
+    for (const [format, path, reply, conversation] of cases) {
+      const model = await startModelServer({ [path]: [reply] });
+      const browser = await openPlayground(server.url);
+      try {
+        const { page, errors } = browser;
+        await page.selectOption("#provider", format);
+        await page.fill("#baseUrl", model.url);
+        await page.fill("#modelId", "scripted");
+        await page.fill("#apiKey", "test-key");
+        await page.fill("#taskText", "Say hello.");
+        await page.click("#start");
+        await page.waitForSelector(".ask-controls button.accept");
+        await page.click(".ask-controls button.accept");
+        await page.waitForSelector("body[data-state=completed]");
+        const received = model.received.filter((r) => r.path === path);
+        assert.equal(received.length, 1, format);
+        assert.match(JSON.stringify(conversation(received[0].body)), /Say hello\./);
+        assert.deepEqual(errors, []);
+      } finally {
+        await browser.close();
+        await model.close();
+      }
+    }
+  } finally {
+    await server.close();
+  }
+});
