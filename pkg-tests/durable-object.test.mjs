@@ -12,6 +12,7 @@ import { here, entryFor } from "./package-dir.mjs";
 import { EventClient, bundleExample, exampleInstance, until } from "./durable-object-helpers.mjs";
 import { assertNoPackageWarnings, esbuildWarnings } from "./bundler-warnings.mjs";
 import { anthropicReply, startModelServer } from "./sse-server.mjs";
+import { responsesReply, geminiReply } from "./providers-replies.mjs";
 
 let workDir;
 let bundleDir;
@@ -186,6 +187,47 @@ test("the object is gone mid-stream: its watchdog alarm wakes it, and it keeps t
     await upstream.close();
   }
 });
+
+for (const [format, path, reply] of [
+  ["openai-responses", "/responses", responsesReply],
+  ["gemini", "/models/claude-test:streamGenerateContent?alt=sse", geminiReply],
+]) {
+  test(`MODEL_FORMAT=${format}: the object is gone at a write's approval; the request after it carries the reply's reasoning from storage`, async () => {
+    const write = "Now the notes.\n<write_file>\n<path>notes.md</path>\n<content>\nhi\n</content>\n</write_file>";
+    const done = "Done.\n<attempt_completion>\n<result>notes.md written</result>\n</attempt_completion>";
+    const upstream = await startModelServer({ [path]: [reply({ round: 1, text: write }), reply({ round: 2, text: done })] });
+    const persistDir = mkdtempSync(join(workDir, "storage-"));
+    const vars = { MODEL_FORMAT: format };
+    let worker = await instance(persistDir, upstream.url, vars);
+    try {
+      const { body: { id } } = await worker.call("POST", "/tasks", { text: "Write notes.md" });
+      const waiting = await until("the write's approval", async () => {
+        const status = await worker.status(id);
+        return status.ask?.ask === "tool" && status.stored === "answer" && status;
+      });
+      await worker.dispose();
+
+      worker = await instance(persistDir, upstream.url, vars);
+      const approved = await worker.call("POST", `/tasks/${id}/answer`, { response: "yesButtonClicked", ts: waiting.ask.ts });
+      assert.equal(approved.status, 200);
+      await until("the second request", () => upstream.received.length === 2);
+      const second = upstream.received[1].body;
+      if (format === "gemini") {
+        assert.deepEqual(second.contents[1].parts[0], { text: "Plan 1.", thought: true, thoughtSignature: "dGhvdWdodA-1" });
+        assert.deepEqual(second.contents[1].parts.at(-1), { text: "", thoughtSignature: "ZW5k-1" });
+        assert.equal(upstream.received[1].headers["x-goog-api-key"], "test-key");
+      } else {
+        assert.deepEqual(second.input[1], { type: "reasoning", summary: [{ type: "summary_text", text: "Plan 1." }], encrypted_content: "ZW5j-1" });
+        assert.equal(second.input[2].phase, "commentary");
+        assert.equal(second.store, false);
+      }
+      assert.match(JSON.stringify(second), /Wrote notes\.md|notes\.md/);
+    } finally {
+      await worker.dispose();
+      await upstream.close();
+    }
+  });
+}
 
 test("the object is gone during a retry delay: its alarm wakes it, with no request, and the task goes on", async () => {
   const upstream = await startModelServer({
