@@ -199,9 +199,13 @@ fn gemini(round: u64, text: &str, name: &str, args: Value) -> Value {
     let part = |part: Value| json!({"candidates":[{"content":{"role":"model","parts":[part]}}]});
     let usage = json!({"promptTokenCount":100 + round,"candidatesTokenCount":30 + round,"thoughtsTokenCount":10});
     let events = vec![
-        data_text(part(json!({"text":format!("Plan {round}."),"thought":true,"thoughtSignature":format!("dGhvdWdodA{round}")}))),
+        data_text(part(
+            json!({"text":format!("Plan {round}."),"thought":true,"thoughtSignature":format!("dGhvdWdodA{round}")}),
+        )),
         data_text(part(json!({"text":text}))),
-        data_text(json!({"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":name,"args":args},"thoughtSignature":format!("Y2FsbA{round}")}]},"finishReason":"STOP"}],"usageMetadata":usage})),
+        data_text(
+            json!({"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":name,"args":args},"thoughtSignature":format!("Y2FsbA{round}")}]},"finishReason":"STOP"}],"usageMetadata":usage}),
+        ),
     ];
     json!({ "pieces": events })
 }

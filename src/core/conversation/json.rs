@@ -125,7 +125,8 @@ impl ContentBlock {
                 thinking: required(value, at, "thinking")?,
                 signature: string(value, at, "signature")?,
                 encrypted_content: string(value, at, "encrypted_content")?,
-                summary: summary(value.get("summary")).ok_or_else(|| format!("{at}.summary must be an array of strings"))?,
+                summary: summary(value.get("summary"))
+                    .ok_or_else(|| format!("{at}.summary must be an array of strings"))?,
             },
             Some("redacted_thinking") => Self::RedactedThinking { data: required(value, at, "data")? },
             Some("item") => Self::Item {
