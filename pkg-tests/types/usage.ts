@@ -28,9 +28,14 @@ async function stream(response: Response): Promise<void> {
     if (chunk.type === "text") { const t: string = chunk.text; void t; }
     if (chunk.type === "usage") { const n: number = chunk.inputTokens; void n; }
     if (chunk.type === "tool_calls") { const call: NativeToolCall | undefined = calls.call(calls.push(chunk)); void call; }
+    if (chunk.type === "text_end") { const phase: string | undefined = chunk.phase; void phase; }
+    if (chunk.type === "reasoning") { const summary: string[] | undefined = chunk.summary; void summary; }
+    if (chunk.type === "stop") { const raw: string | undefined = chunk.raw; void raw; }
   }
-  // @ts-expect-error: not a stream format
   await readModelStream(response, "gemini");
+  await readModelStream(response, "openai-responses");
+  // @ts-expect-error: not a stream format
+  await readModelStream(response, "cohere");
 }
 void stream;
 
@@ -53,6 +58,10 @@ const settings: ModelSettings = {
   fetch: (url, init) => fetch(url, init),
   request: (req: ModelRequest, { signal }) => fetch("/proxy", { ...buildRequest("anthropic", req), signal }),
 };
+const responsesSettings: ModelSettings = { format: "openai-responses", id: "gpt-5", store: false, reasoningEffort: "medium" };
+const geminiSettings: ModelSettings = { format: "gemini", id: "gemini-3-pro-preview", apiKey: "k" };
+void responsesSettings;
+void geminiSettings;
 const task = new Task({
   model: settings,
   tools: [{

@@ -255,3 +255,36 @@ fn a_blocked_gemini_prompt_is_asked_about_and_never_retried_on_its_own() {
     assert!(h.says_of("error_retry").is_empty());
     assert!(!matches!(h.outcome(), Some(Outcome::Completed { .. })));
 }
+
+#[test]
+fn a_gemini_calls_signature_survives_a_snapshot_taken_while_the_reply_streams() {
+    // The signed call comes first, the end of the reply in a later event.
+    let call = data(json!({"candidates":[{"content":{"role":"model","parts":[
+        {"functionCall":{"name":"read","args":{"path":"a.md"}},"thoughtSignature":"c2lnbmVk"}
+    ]}}]}));
+    let end = data(json!({"candidates":[{"content":{"role":"model","parts":[{"text":""}]},"finishReason":"STOP"}]}));
+    let script = || {
+        vec![
+            Reply::Bytes(vec![call.clone(), end.clone()]),
+            gemini_reply(2, Some(("attempt_completion", json!({"result":"done"})))),
+        ]
+    };
+    let mut h = Harness::new(native(Format::Gemini), script());
+    h.pause = Some(Box::new(|task: &Task| {
+        task.is_streaming() && task.messages().iter().any(|m| m.is_partial() && m.text.contains("a.md"))
+    }));
+    h.start("t");
+    assert!(h.outcome().is_none(), "paused while the reply streams");
+    let snapshot = h.task.snapshot();
+    assert!(snapshot.contains("c2lnbmVk"), "the call's signature is in the snapshot");
+    let mut task = Task::restore(&snapshot, native(Format::Gemini)).expect("restore");
+    task.resume(h.now);
+    let mut rest = Harness::new(native(Format::Gemini), script().into_iter().skip(1).collect());
+    rest.task = task;
+    rest.now = h.now;
+    rest.run();
+    let body: Value = serde_json::from_str(&build_request(Format::Gemini, &rest.requests[0]).body).unwrap();
+    let call_part =
+        body["contents"][1]["parts"].as_array().unwrap().iter().find(|p| p.get("functionCall").is_some()).cloned();
+    assert_eq!(call_part.unwrap()["thoughtSignature"], "c2lnbmVk");
+}

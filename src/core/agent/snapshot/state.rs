@@ -174,25 +174,28 @@ fn stream(v: &mut dyn Visit, stream: &mut StreamPhase) {
 
 /// The reply's native calls: written from the assembler, read into `saved_natives`.
 fn natives(v: &mut dyn Visit, round: &mut Round) {
-    let mut calls: Vec<[String; 3]> = Vec::new();
+    let mut calls: Vec<([String; 3], Option<String>)> = Vec::new();
     for call in round.natives.calls() {
-        calls.push([call.id.clone(), call.name.clone(), call.arguments.raw().to_owned()]);
+        calls.push(([call.id.clone(), call.name.clone(), call.arguments.raw().to_owned()], call.signature.clone()));
     }
     let mut count = calls.len();
     v.begin_list("natives", &mut count);
     calls.resize_with(count, Default::default);
-    for (i, [id, name, arguments]) in calls.iter_mut().enumerate() {
+    for (i, ([id, name, arguments], signature)) in calls.iter_mut().enumerate() {
         v.item(i);
         v.text("id", id);
         v.text("name", name);
         v.text("arguments", arguments);
+        if v.version() >= 3 {
+            v.optional_text("signature", signature);
+        }
         v.end();
     }
     v.end();
     if v.reading() {
-        for [id, name, arguments] in calls {
+        for ([id, name, arguments], signature) in calls {
             let function = ToolCallFunction { id: Some(id.clone()), name: Some(name), arguments: Some(arguments) };
-            round.saved_natives.push(ToolCall { call_id: Some(id), function, signature: None, whole: false });
+            round.saved_natives.push(ToolCall { call_id: Some(id), function, signature, whole: false });
         }
     }
 }
