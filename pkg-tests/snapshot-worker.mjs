@@ -43,6 +43,9 @@ function request() {
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function point(what, { now = false, ask } = {}) {
+  // NOTE: a second persist of a retry delay in a row (a wake-up that found nothing due yet,
+  // which the machine's load decides) stores the same wait again: not a point of its own.
+  if (what === "persist retryDelay" && trail.at(-1) === what) return;
   trail.push(what);
   if (!stopAt || what !== stopAt.what || trail.filter((w) => w === what).length !== stopAt.nth) return;
   // NOTE: a moment later, once any reply being served has been read to its end (a fixed
