@@ -1,6 +1,6 @@
 //! The Anthropic Messages request.
 
-use super::{join_url, Headers, HttpRequest, ModelRequest};
+use super::{declarations, join_url, Headers, HttpRequest, ModelRequest};
 use crate::core::conversation::{Content, ContentBlock, Role};
 use crate::core::json::Json;
 
@@ -51,17 +51,7 @@ pub fn build_anthropic(request: &ModelRequest) -> HttpRequest {
         None => body.set("temperature", settings.temperature.unwrap_or(0.0)),
     }
     if !request.tools.is_empty() {
-        let tools: Vec<Json> = request
-            .tools
-            .iter()
-            .map(|t| {
-                Json::object()
-                    .with("name", &t.name)
-                    .with("description", &t.description)
-                    .with("input_schema", t.input_schema.clone())
-            })
-            .collect();
-        body.set("tools", tools);
+        body.set("tools", declarations(&request.tools, "input_schema"));
         let choice = if settings.reasoning_budget().is_some() { "auto" } else { "any" };
         body.set("tool_choice", Json::object().with("type", choice));
     }

@@ -1,7 +1,7 @@
 //! The Google Gemini request (`models/{id}:streamGenerateContent?alt=sse`).
 
 use super::openai::text_of;
-use super::{join_url, Headers, HttpRequest, ModelRequest};
+use super::{declarations, join_url, Headers, HttpRequest, ModelRequest};
 use crate::core::conversation::{Content, ContentBlock, ImageSource, Role};
 use crate::core::json::Json;
 use crate::core::stream::Format;
@@ -51,16 +51,7 @@ pub fn build_gemini(request: &ModelRequest) -> HttpRequest {
         body.set("systemInstruction", Json::object().with("parts", vec![part]));
     }
     if !request.tools.is_empty() {
-        let declarations: Vec<Json> = request
-            .tools
-            .iter()
-            .map(|t| {
-                Json::object()
-                    .with("name", &t.name)
-                    .with("description", &t.description)
-                    .with("parametersJsonSchema", t.input_schema.clone())
-            })
-            .collect();
+        let declarations = declarations(&request.tools, "parametersJsonSchema");
         body.set("tools", vec![Json::object().with("functionDeclarations", declarations)]);
     }
     let mut config = Json::object().with("maxOutputTokens", settings.max_tokens());

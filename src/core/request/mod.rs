@@ -58,6 +58,26 @@ pub struct ToolDefinition {
     pub input_schema: Json,
 }
 
+impl ToolDefinition {
+    /// `{name, description, <schema_key>: schema}`: how every provider declares a tool, each
+    /// under its own key for the schema.
+    fn declaration(&self, schema_key: &str) -> Json {
+        Json::object()
+            .with("name", &self.name)
+            .with("description", &self.description)
+            .with(schema_key, self.input_schema.clone())
+    }
+}
+
+/// Every tool's [declaration](ToolDefinition::declaration).
+fn declarations(tools: &[ToolDefinition], schema_key: &str) -> Vec<Json> {
+    let mut out = Vec::with_capacity(tools.len());
+    for tool in tools {
+        out.push(tool.declaration(schema_key));
+    }
+    out
+}
+
 /// Which model, how to call it, and where.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

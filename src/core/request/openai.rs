@@ -1,6 +1,6 @@
 //! The OpenAI Chat Completions request (and compatible servers).
 
-use super::{join_url, Headers, HttpRequest, ModelRequest};
+use super::{declarations, join_url, Headers, HttpRequest, ModelRequest};
 use crate::core::conversation::{Content, ContentBlock, ImageSource, Message, Role};
 use crate::core::json::Json;
 
@@ -37,16 +37,9 @@ pub fn build_openai(request: &ModelRequest) -> HttpRequest {
         body.set("reasoning_effort", effort);
     }
     if !request.tools.is_empty() {
-        let tools: Vec<Json> = request
-            .tools
-            .iter()
-            .map(|t| {
-                let function = Json::object()
-                    .with("name", &t.name)
-                    .with("description", &t.description)
-                    .with("parameters", t.input_schema.clone());
-                Json::object().with("type", "function").with("function", function)
-            })
+        let tools: Vec<Json> = declarations(&request.tools, "parameters")
+            .into_iter()
+            .map(|function| Json::object().with("type", "function").with("function", function))
             .collect();
         body.set("tools", tools);
         body.set("tool_choice", "auto");

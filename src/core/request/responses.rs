@@ -1,7 +1,7 @@
 //! The OpenAI Responses request (`POST /v1/responses`).
 
 use super::openai::{image_url, is_reasoning_model, text_of};
-use super::{join_url, Headers, HttpRequest, ModelRequest};
+use super::{declarations, join_url, Headers, HttpRequest, ModelRequest};
 use crate::core::conversation::{Content, ContentBlock, Message, Role};
 use crate::core::json::Json;
 use crate::core::stream::Format;
@@ -50,18 +50,11 @@ pub fn build_responses(request: &ModelRequest) -> HttpRequest {
         body.set("temperature", settings.temperature.unwrap_or(0.0));
     }
     if !request.tools.is_empty() {
-        let tools: Vec<Json> = request
-            .tools
-            .iter()
-            .map(|t| {
-                Json::object()
-                    .with("type", "function")
-                    .with("name", &t.name)
-                    .with("description", &t.description)
-                    .with("parameters", t.input_schema.clone())
-                    .with("strict", false)
-            })
-            .collect();
+        let mut tools = declarations(&request.tools, "parameters");
+        for tool in &mut tools {
+            tool.set("type", "function");
+            tool.set("strict", false);
+        }
         body.set("tools", tools);
         body.set("tool_choice", "auto");
         body.set("parallel_tool_calls", false);
