@@ -2,8 +2,8 @@
 //! (`{"type":"text","text":"…"}`, …), one per line, optionally written as SSE `data:` lines.
 //! Blank lines, SSE comments and `event:`/`id:` lines are skipped, and so is `[DONE]`.
 
-use super::chunk::read_chunk;
 use super::chunk::Chunk;
+use super::chunk_json::read_chunk;
 use super::error::{error_in_json, ErrorBody, StreamError};
 use super::json::read_data;
 

@@ -8,6 +8,7 @@
 
 mod anthropic;
 mod chunk;
+mod chunk_json;
 mod chunks_format;
 mod decoder;
 mod error;
