@@ -14,6 +14,7 @@
 mod entries;
 mod from_history;
 mod reader;
+mod reply;
 mod resume;
 mod state;
 mod visit;

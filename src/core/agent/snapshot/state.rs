@@ -2,19 +2,16 @@
 //! both directions ([`Visit`]). For reading, each enum is first set to the variant its tag
 //! names (with default fields), then its fields are visited.
 
-use crate::core::json::write_u64;
-use crate::core::stream::{ToolCall, ToolCallFunction};
-
 use super::super::effect::Outcome;
 use super::super::failure::Failure;
 use super::super::history::DeletedRange;
 use super::super::repeats::Repeats;
-use super::super::round_state::{Item, Received, Round, Skip, StreamPhase, ToolJob, Wait};
+use super::super::round_state::{Received, Round, Skip, StreamPhase, ToolJob, Wait};
 use super::super::tags::tags;
 use super::super::task::{Ctx, Phase, TaskUsage};
-use super::super::turn::{self, Part};
+use super::super::turn;
+use super::reply;
 use super::visit::{index, small, variant, Visit};
-use crate::core::conversation::ContentBlock;
 
 // The name of each variant in the snapshot, declared once (`tags.rs`). Format 2's names: a
 // new name is a new format's, and an old one is never reused for another variant.
@@ -83,6 +80,7 @@ tags!(Phase {
 #[cfg(test)]
 pub(crate) fn check_tags() -> Result<(), String> {
     use super::super::tags::check;
+    use super::super::turn::Part;
     check(Outcome::Aborted { reason: String::new() })?;
     check(Wait::default())?;
     check(StreamPhase::default())?;
@@ -172,98 +170,6 @@ fn stream(v: &mut dyn Visit, stream: &mut StreamPhase) {
     v.end();
 }
 
-/// The reply's native calls: written from the assembler, read into `saved_natives`.
-fn natives(v: &mut dyn Visit, round: &mut Round) {
-    let mut calls: Vec<([String; 3], Option<String>)> = Vec::new();
-    for call in round.natives.calls() {
-        calls.push(([call.id.clone(), call.name.clone(), call.arguments.raw().to_owned()], call.signature.clone()));
-    }
-    let mut count = calls.len();
-    v.begin_list("natives", &mut count);
-    calls.resize_with(count, Default::default);
-    for (i, ([id, name, arguments], signature)) in calls.iter_mut().enumerate() {
-        v.item(i);
-        v.text("id", id);
-        v.text("name", name);
-        v.text("arguments", arguments);
-        if v.version() >= 3 {
-            v.optional_text("signature", signature);
-        }
-        v.end();
-    }
-    v.end();
-    if v.reading() {
-        for ([id, name, arguments], signature) in calls {
-            let function = ToolCallFunction { id: Some(id.clone()), name: Some(name), arguments: Some(arguments) };
-            round.saved_natives.push(ToolCall { call_id: Some(id), function, signature, whole: false });
-        }
-    }
-}
-
-tags!(Part {
-    "block" => Part::Block { .. } = Part::Block { block: ContentBlock::text(String::new()), open: false },
-    "text" => Part::Text { .. } = Part::Text { from: 0, signature: None, phase: None, open: false },
-    "call" => Part::Call(_) = Part::Call(0),
-});
-
-/// The reply's parts (format 3 on).
-fn parts(v: &mut dyn Visit, parts: &mut Vec<Part>) {
-    let mut count = parts.len();
-    v.begin_list("parts", &mut count);
-    parts.resize_with(count, || Part::Call(0));
-    for (i, part) in parts.iter_mut().enumerate() {
-        v.item(i);
-        variant(v, "kind", part);
-        match part {
-            Part::Block { block, open } => {
-                let mut blocks = vec![block.clone()];
-                v.blocks("block", &mut blocks);
-                v.flag("open", open);
-                if let (true, Some(read)) = (v.reading(), blocks.pop()) {
-                    *block = read;
-                }
-            }
-            Part::Text { from, signature, phase, open } => {
-                index(v, "from", from);
-                v.optional_text("signature", signature);
-                v.optional_text("phase", phase);
-                v.flag("open", open);
-            }
-            Part::Call(n) => index(v, "call", n),
-        }
-        v.end();
-    }
-    v.end();
-}
-
-/// Blocks in presentation order, as `p<n>` (parser block) and `n<n>` (native call).
-fn items(v: &mut dyn Visit, round: &mut Round) {
-    let mut texts = Vec::new();
-    for item in &round.items {
-        // NOTE: without `format!`, whose machinery was a sixth of the cost of writing the state.
-        let (letter, n) = match item {
-            Item::Parsed(n) => ('p', n),
-            Item::Native(n) => ('n', n),
-        };
-        let mut code = String::with_capacity(4);
-        code.push(letter);
-        write_u64(&mut code, *n as u64);
-        texts.push(code);
-    }
-    v.strings("items", &mut texts);
-    if v.reading() {
-        round.items.clear();
-        for text in &texts {
-            let number = text.get(1..).and_then(|rest| rest.parse::<usize>().ok()).unwrap_or(usize::MAX);
-            round.items.push(match text.get(..1) {
-                Some("n") => Item::Native(number),
-                Some("p") => Item::Parsed(number),
-                _ => Item::Parsed(usize::MAX),
-            });
-        }
-    }
-}
-
 fn round(v: &mut dyn Visit, round: &mut Round) {
     v.begin("round");
     v.blocks("userContent", &mut round.user_content);
@@ -275,10 +181,10 @@ fn round(v: &mut dyn Visit, round: &mut Round) {
     if v.reading() {
         round.saved_text = text;
     }
-    natives(v, round);
+    reply::natives(v, round);
     v.text("reasoning", &mut round.reasoning);
     if v.version() >= 3 {
-        parts(v, &mut round.parts);
+        reply::parts(v, &mut round.parts);
     } else {
         let (mut signature, mut redacted) = (None, Vec::new());
         v.optional_text("signature", &mut signature);
@@ -286,7 +192,7 @@ fn round(v: &mut dyn Visit, round: &mut Round) {
         round.parts = turn::from_format_2(&round.reasoning, signature, redacted, round.saved_natives.len());
     }
     v.optional("reasoningTs", &mut round.reasoning_ts);
-    items(v, round);
+    reply::items(v, round);
     index(v, "parsedKnown", &mut round.parsed_known);
     let mut natives_from = round.natives_from.map(|n| n as u64);
     v.optional("nativesFrom", &mut natives_from);
