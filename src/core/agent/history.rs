@@ -1,7 +1,7 @@
 //! The model-facing conversation: what each request sends, truncation to fit the context
 //! window (AGENT-LOOP §13.3, §13.5), and the pairing of native tool calls with their results.
 
-use crate::core::hash::Map;
+use crate::core::hash::StrMap;
 
 use serde::{Deserialize, Serialize};
 
@@ -90,15 +90,15 @@ pub(crate) fn request_messages_sourced(
 }
 
 /// A set of ids. NOTE: a map to the block's place rather than a set, because the decoders
-/// already link this map's code (a set added its own, measured in gzipped bytes).
-type Ids = Map<String, usize>;
+/// already link this map's code.
+type Ids = StrMap;
 
 /// The ids `pick` finds in the blocks of `message`.
 fn ids(message: &Message, pick: fn(&ContentBlock) -> Option<&String>) -> Ids {
     let mut ids = Ids::default();
     if let Content::Blocks(blocks) = &message.content {
         for (at, id) in blocks.iter().enumerate().filter_map(|(at, b)| Some((at, pick(b)?))) {
-            ids.insert(id.clone(), at);
+            ids.insert(id.as_bytes(), at);
         }
     }
     ids
@@ -136,12 +136,12 @@ fn pair_tool_calls(messages: &mut [Message]) -> Vec<usize> {
         for block in blocks.iter_mut() {
             let text = match block {
                 ContentBlock::ToolUse { id, name, input, .. }
-                    if message.role != Role::Assistant || !answered.contains_key(id) =>
+                    if message.role != Role::Assistant || !answered.contains_key(id.as_bytes()) =>
                 {
                     format!("[called {name} with {input}]")
                 }
                 ContentBlock::ToolResult { tool_use_id, content, .. }
-                    if message.role != Role::User || !asked.contains_key(tool_use_id) =>
+                    if message.role != Role::User || !asked.contains_key(tool_use_id.as_bytes()) =>
                 {
                     let body: Vec<String> = content
                         .blocks()

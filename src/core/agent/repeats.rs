@@ -1,16 +1,16 @@
 //! Repeated tool calls: the same call with the same parameters, in any order, counted so
 //! the loop can warn at 3 and stop at 5 (AGENT-LOOP: identical-call detection).
 
-use crate::core::hash::Map;
+use crate::core::hash::StrMap;
 
 /// The last tool call (its name and parameters, `task_progress` aside) and how many times in
 /// a row it came with the same parameters, in any order.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Repeats {
     name: String,
-    /// Where each parameter's value sits in `values`.
-    keys: Map<String, usize>,
-    values: Vec<String>,
+    /// Where each parameter sits in `params`.
+    keys: StrMap,
+    params: Vec<(String, String)>,
     count: u32,
 }
 
@@ -27,8 +27,8 @@ impl Repeats {
     fn same(&self, name: &str, params: &[(String, String)]) -> bool {
         let params = || params.iter().filter(|(k, _)| k != "task_progress");
         self.name == name
-            && params().count() == self.values.len()
-            && params().all(|(k, v)| self.keys.get(k).and_then(|&at| self.values.get(at)) == Some(v))
+            && params().count() == self.params.len()
+            && params().all(|(k, v)| self.keys.get(k.as_bytes()).and_then(|at| self.params.get(at)).map(|p| &p.1) == Some(v))
     }
 
     /// Records a call; returns how many times in a row it has now come.
@@ -39,10 +39,10 @@ impl Repeats {
         } else {
             self.name = name.to_owned();
             self.keys.clear();
-            self.values.clear();
+            self.params.clear();
             for (k, v) in params_of() {
-                self.keys.insert(k.clone(), self.values.len());
-                self.values.push(v.clone());
+                self.keys.insert(k.as_bytes(), self.params.len());
+                self.params.push((k.clone(), v.clone()));
             }
             self.count = 1;
         }
@@ -51,13 +51,7 @@ impl Repeats {
 
     /// The last call's name, its parameters and how many times in a row it came (a snapshot).
     pub(crate) fn parts(&self) -> (&str, Vec<(String, String)>, u32) {
-        let mut params = Vec::new();
-        for (key, &at) in &self.keys {
-            if let Some(value) = self.values.get(at) {
-                params.push((key.clone(), value.clone()));
-            }
-        }
-        (&self.name, params, self.count)
+        (&self.name, self.params.clone(), self.count)
     }
 
     /// The record a snapshot's [`parts`](Self::parts) describe.

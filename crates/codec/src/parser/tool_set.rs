@@ -4,7 +4,7 @@
 //! set, and a host can build its own (its registered tools plus the loop's built-ins). The
 //! parser asks one question of this module: "which roles does this tag name play?".
 
-use crate::hash::Map;
+use crate::hash::StrMap;
 use std::fmt;
 
 /// Longest tag name accepted, in bytes.
@@ -144,7 +144,9 @@ pub(crate) struct Roles {
 pub struct ToolSet {
     tools: Vec<Box<str>>,
     params: Vec<Box<str>>,
-    roles: Map<Box<[u8]>, Roles>,
+    /// Where each name's roles sit in `name_roles`.
+    roles: StrMap,
+    name_roles: Vec<Roles>,
     longest_name: usize,
 }
 
@@ -158,7 +160,7 @@ impl Default for ToolSet {
 impl ToolSet {
     /// A set with no names: every tag is plain text.
     pub fn empty() -> Self {
-        Self { tools: Vec::new(), params: Vec::new(), roles: Map::default(), longest_name: 0 }
+        Self { tools: Vec::new(), params: Vec::new(), roles: StrMap::default(), name_roles: Vec::new(), longest_name: 0 }
     }
 
     /// The reference loop's 27 tools and 45 parameters.
@@ -206,7 +208,9 @@ impl ToolSet {
         }
         let id = ToolId(self.next_index(self.tools.len(), name)?);
         self.tools.push(name.into());
-        self.roles.entry(name.as_bytes().into()).or_default().tool = Some(id);
+        if let Some(roles) = self.roles_mut(name) {
+            roles.tool = Some(id);
+        }
         self.longest_name = self.longest_name.max(name.len());
         Ok(id)
     }
@@ -221,7 +225,9 @@ impl ToolSet {
         }
         let id = ParamId(self.next_index(self.params.len(), name)?);
         self.params.push(name.into());
-        self.roles.entry(name.as_bytes().into()).or_default().param = Some(id);
+        if let Some(roles) = self.roles_mut(name) {
+            roles.param = Some(id);
+        }
         self.longest_name = self.longest_name.max(name.len());
         Ok(id)
     }
@@ -238,12 +244,12 @@ impl ToolSet {
 
     /// The id of a tool name, if the set has it.
     pub fn tool_id(&self, name: &str) -> Option<ToolId> {
-        self.roles.get(name.as_bytes()).and_then(|roles| roles.tool)
+        self.roles(name.as_bytes()).tool
     }
 
     /// The id of a parameter name, if the set has it.
     pub fn param_id(&self, name: &str) -> Option<ParamId> {
-        self.roles.get(name.as_bytes()).and_then(|roles| roles.param)
+        self.roles(name.as_bytes()).param
     }
 
     /// The name of a tool id; `""` for an id from another set.
@@ -273,7 +279,17 @@ impl ToolSet {
 
     /// The roles of a tag name given as bytes (no `<`, `/` or `>`).
     pub(crate) fn roles(&self, name: &[u8]) -> Roles {
-        self.roles.get(name).copied().unwrap_or_default()
+        self.roles.get(name).and_then(|at| self.name_roles.get(at)).copied().unwrap_or_default()
+    }
+
+    /// The roles of a name being added, made empty if it has none yet (always `Some`).
+    fn roles_mut(&mut self, name: &str) -> Option<&mut Roles> {
+        let at = self.roles.get(name.as_bytes()).unwrap_or_else(|| {
+            self.roles.insert(name.as_bytes(), self.name_roles.len());
+            self.name_roles.push(Roles::default());
+            self.name_roles.len() - 1
+        });
+        self.name_roles.get_mut(at)
     }
 }
 

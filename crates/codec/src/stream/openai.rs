@@ -11,7 +11,7 @@
 //! `reasoning_details[].text`; a `refusal` is shown as text and the stop says `refusal`; a
 //! repeated `finish_reason` gives one stop chunk.
 
-use crate::hash::Map;
+use crate::hash::StrMap;
 
 use super::chunk::{Chunk, Usage};
 use super::error::{ErrorBody, StreamError};
@@ -25,7 +25,7 @@ pub(crate) struct OpenAiDecoder {
     calls: Vec<CallSlot>,
     /// Where each tool-call index (as text: one map type for the whole crate keeps the wasm
     /// small) sits in `calls`, so many calls cost linear time.
-    positions: Map<String, usize>,
+    positions: StrMap,
     reported: (u64, u64, u64),
     finished: bool,
     done: bool,
@@ -264,10 +264,10 @@ impl OpenAiDecoder {
         let index = call.index.unwrap_or(position);
         // Most pieces continue the latest call.
         let latest = self.calls.len().checked_sub(1).filter(|&at| self.calls.get(at).is_some_and(|s| s.index == index));
-        let at = match latest.or_else(|| self.positions.get(&index.to_string()).copied()) {
+        let at = match latest.or_else(|| self.positions.get(index.to_string().as_bytes())) {
             Some(at) => at,
             None => {
-                self.positions.insert(index.to_string(), self.calls.len());
+                self.positions.insert(index.to_string().as_bytes(), self.calls.len());
                 self.calls.push(CallSlot { index, ..CallSlot::default() });
                 self.calls.len() - 1
             }

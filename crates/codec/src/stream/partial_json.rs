@@ -8,7 +8,7 @@
 //! Values keep the reference's shape: strings as they are, anything else as compact JSON
 //! text. Members whose non-string value is unfinished are not shown until it is.
 
-use crate::hash::Map;
+use crate::hash::StrMap;
 use crate::json::Reader;
 
 use memchr::memchr2;
@@ -25,7 +25,7 @@ pub struct PartialJsonObject {
     state: State,
     members: Vec<(String, String)>,
     /// Where each key sits in `members`, so a long object costs linear time.
-    positions: Map<String, usize>,
+    positions: StrMap,
     key: String,
     value: String,
     /// Where a non-string value began in `raw`.
@@ -115,7 +115,7 @@ impl PartialJsonObject {
                 Some(key) if key == k => (k.as_str(), streaming.map_or(v.as_str(), |(_, v)| v)),
                 _ => (k.as_str(), v.as_str()),
             })
-            .chain(streaming.filter(|(key, _)| !self.positions.contains_key(*key)))
+            .chain(streaming.filter(|(key, _)| !self.positions.contains_key(key.as_bytes())))
     }
 
     fn step(&mut self) {
@@ -310,10 +310,10 @@ impl PartialJsonObject {
     }
 
     fn set_member(&mut self, value: String) {
-        match self.positions.get(&self.key).and_then(|&at| self.members.get_mut(at)) {
+        match self.positions.get(self.key.as_bytes()).and_then(|at| self.members.get_mut(at)) {
             Some((_, old)) => *old = value,
             None => {
-                self.positions.insert(self.key.clone(), self.members.len());
+                self.positions.insert(self.key.as_bytes(), self.members.len());
                 self.members.push((std::mem::take(&mut self.key), value));
             }
         }

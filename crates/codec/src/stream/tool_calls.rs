@@ -3,7 +3,7 @@
 //! Pieces of one call share an id; their argument text is read by a [`PartialJsonObject`],
 //! so the parameters known so far are available at any point of the stream.
 
-use crate::hash::Map;
+use crate::hash::StrMap;
 
 use super::chunk::ToolCall;
 use super::partial_json::PartialJsonObject;
@@ -26,7 +26,7 @@ pub struct NativeToolCall {
 pub struct ToolCallAssembler {
     calls: Vec<NativeToolCall>,
     /// Where each id sits in `calls`, so many calls cost linear time.
-    positions: Map<String, usize>,
+    positions: StrMap,
 }
 
 impl ToolCallAssembler {
@@ -41,8 +41,8 @@ impl ToolCallAssembler {
         let function = &piece.function;
         let id = function.id.as_deref().or(piece.call_id.as_deref());
         let index = match id {
-            Some(id) => match self.positions.get(id) {
-                Some(&index) => index,
+            Some(id) => match self.positions.get(id.as_bytes()) {
+                Some(index) => index,
                 None => self.open(id),
             },
             None if self.calls.is_empty() => self.open(""),
@@ -68,7 +68,7 @@ impl ToolCallAssembler {
     }
 
     fn open(&mut self, id: &str) -> usize {
-        self.positions.insert(id.to_owned(), self.calls.len());
+        self.positions.insert(id.as_bytes(), self.calls.len());
         self.calls.push(NativeToolCall {
             id: id.to_owned(),
             name: String::new(),
