@@ -1,8 +1,8 @@
 //! clew: Cline's agent loop for the browser and the edge.
 //!
 //! The crate is a pure Rust core (the [`agent`] loop, the [`conversation`] it keeps, the
-//! [`request`] builders, and from `clew-codec` the [`parser`], [`stream`] decoding, [`json`]
-//! and [`utf8`]) plus a thin binding layer compiled only for `wasm32` that exports the npm
+//! [`request`] builders, from `clew-codec` the [`parser`] and [`stream`] decoding, and from
+//! `clew-base` the [`json`] and [`utf8`]) plus a thin binding layer compiled only for `wasm32` that exports the npm
 //! package `clew`. The core never names a JavaScript type and tests with plain
 //! `cargo test`.
 

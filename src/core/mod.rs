@@ -1,7 +1,7 @@
 //! The pure Rust core: no JavaScript types, no IO, no clock. Builds and tests on the host.
 //!
-//! The hot path (the parser, model stream decoding, JSON) lives in the `clew-codec` crate,
-//! built for speed, and is re-exported here under its own names. The agent loop, the
+//! The parser and model stream decoding live in the `clew-codec` crate and the JSON they
+//! read in `clew-base` (built for speed); both are re-exported here under their own names. The agent loop, the
 //! conversation it keeps and the request builders, which run once per round, are compiled
 //! with this crate, for size.
 

@@ -1,14 +1,12 @@
-//! clew's hot path, built for speed: the streaming tool-call parser, model stream decoding
-//! (lines, server-sent events, provider formats, partial JSON) and the package's JSON.
+//! clew's streaming work: the streaming tool-call parser and model stream decoding (lines,
+//! server-sent events, provider formats, partial JSON), over the JSON of `clew-base`.
 //!
-//! Everything here runs for every byte or chunk the model sends, so the workspace compiles
-//! it at `opt-level = 3` while the `clew` crate (the agent loop, request builders and the
-//! wasm binding) is compiled for size. The `clew` crate re-exports every module under the
-//! same names (`clew::parser`, `clew::stream`, ...): use it rather than this crate.
+//! Everything here runs for every chunk the model sends; the JSON reading under it, several
+//! passes over every event, is `clew-base`, built at `opt-level = 3`, while this crate is
+//! built for size like the loop (Cargo.toml says what each choice measured). The `clew`
+//! crate re-exports every module under the same names (`clew::parser`, `clew::stream`, ...):
+//! use it rather than this crate.
 
-pub mod hash;
-pub mod json;
+pub use clew_base::{hash, json, text, utf8};
 pub mod parser;
 pub mod stream;
-pub mod text;
-pub mod utf8;

@@ -28,7 +28,8 @@ impl Repeats {
         let params = || params.iter().filter(|(k, _)| k != "task_progress");
         self.name == name
             && params().count() == self.params.len()
-            && params().all(|(k, v)| self.keys.get(k.as_bytes()).and_then(|at| self.params.get(at)).map(|p| &p.1) == Some(v))
+            && params()
+                .all(|(k, v)| self.keys.get(k.as_bytes()).and_then(|at| self.params.get(at)).map(|p| &p.1) == Some(v))
     }
 
     /// Records a call; returns how many times in a row it has now come.

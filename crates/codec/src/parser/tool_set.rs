@@ -160,7 +160,13 @@ impl Default for ToolSet {
 impl ToolSet {
     /// A set with no names: every tag is plain text.
     pub fn empty() -> Self {
-        Self { tools: Vec::new(), params: Vec::new(), roles: StrMap::default(), name_roles: Vec::new(), longest_name: 0 }
+        Self {
+            tools: Vec::new(),
+            params: Vec::new(),
+            roles: StrMap::default(),
+            name_roles: Vec::new(),
+            longest_name: 0,
+        }
     }
 
     /// The reference loop's 27 tools and 45 parameters.

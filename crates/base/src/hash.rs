@@ -11,7 +11,7 @@
 /// A map from byte strings to positions, in insertion order.
 ///
 /// ```
-/// use clew_codec::hash::StrMap;
+/// use clew_base::hash::StrMap;
 /// let mut map = StrMap::default();
 /// assert_eq!(map.insert(b"call_1", 0), None);
 /// assert_eq!(map.insert(b"call_1", 4), Some(0));

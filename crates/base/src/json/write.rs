@@ -6,7 +6,7 @@ use super::value::Json;
 ///
 /// ```
 /// let mut out = String::new();
-/// clew_codec::json::write_string(&mut out, "a\"b\n\u{1}é");
+/// clew_base::json::write_string(&mut out, "a\"b\n\u{1}é");
 /// assert_eq!(out, r#""a\"b\n\u0001é""#);
 /// ```
 pub fn write_string(out: &mut String, text: &str) {
@@ -30,10 +30,10 @@ pub fn write_string(out: &mut String, text: &str) {
 ///
 /// ```
 /// let mut out = String::from("{");
-/// clew_codec::json::write_key(&mut out, false, "a");
-/// clew_codec::json::write_u64(&mut out, 1_796_182_937_574);
-/// clew_codec::json::write_key(&mut out, true, "b");
-/// clew_codec::json::write_u64(&mut out, 0);
+/// clew_base::json::write_key(&mut out, false, "a");
+/// clew_base::json::write_u64(&mut out, 1_796_182_937_574);
+/// clew_base::json::write_key(&mut out, true, "b");
+/// clew_base::json::write_u64(&mut out, 0);
 /// assert_eq!(out, r#"{"a":1796182937574,"b":0"#);
 /// ```
 pub fn write_key(out: &mut String, comma: bool, key: &str) {

@@ -7,7 +7,7 @@
 /// Decodes a stream of UTF-8 byte chunks into text.
 ///
 /// ```
-/// use clew_codec::utf8::Utf8Stitcher;
+/// use clew_base::utf8::Utf8Stitcher;
 /// let (mut utf8, mut out) = (Utf8Stitcher::default(), String::new());
 /// utf8.decode("é".as_bytes().get(..1).unwrap_or_default(), &mut out);
 /// assert_eq!(out, "");

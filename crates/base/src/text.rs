@@ -5,9 +5,9 @@
 /// two-way searcher costs about 3 KB of wasm, and the needles here are short fixed words.
 ///
 /// ```
-/// assert_eq!(clew_codec::text::find("a <b> c", "<b>"), Some(2));
-/// assert_eq!(clew_codec::text::find("é<b>", "<b>"), Some(2));
-/// assert_eq!(clew_codec::text::find("aab", "abc"), None);
+/// assert_eq!(clew_base::text::find("a <b> c", "<b>"), Some(2));
+/// assert_eq!(clew_base::text::find("é<b>", "<b>"), Some(2));
+/// assert_eq!(clew_base::text::find("aab", "abc"), None);
 /// ```
 pub fn find(hay: &str, needle: &str) -> Option<usize> {
     let (hay, needle) = (hay.as_bytes(), needle.as_bytes());

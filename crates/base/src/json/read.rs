@@ -37,7 +37,7 @@ type Result<T> = std::result::Result<T, JsonError>;
 /// which they skip (still checking that it is well formed).
 ///
 /// ```
-/// use clew_codec::json::Reader;
+/// use clew_base::json::Reader;
 /// let mut reader = Reader::new(r#"{"n": 2, "s": "a\u00e9", "other": [1, {"x": null}]}"#);
 /// let (mut n, mut s) = (None, None);
 /// reader.object(|r, key| match &*key {

@@ -26,7 +26,7 @@ impl Json {
     /// Parses `text` as one JSON value (white space around it allowed).
     ///
     /// ```
-    /// use clew_codec::json::Json;
+    /// use clew_base::json::Json;
     /// let value = Json::parse(r#"{"a": [1, "x"], "a": true}"#).unwrap();
     /// assert_eq!(value.get("a"), Some(&Json::Bool(true)));
     /// assert_eq!(value.to_string(), r#"{"a":[1,"x"],"a":true}"#);
