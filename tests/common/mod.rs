@@ -3,7 +3,7 @@
 // Shared by the native and wasm test binaries through `include!`: loads the conformance
 // vectors (made by running the reference parser) and compares blocks to them.
 
-use clew::parser::Block;
+use clew_codec::parser::Block;
 use serde_json::Value;
 use std::collections::BTreeMap;
 

@@ -4,7 +4,7 @@
 #![cfg(not(target_arch = "wasm32"))]
 #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
-use clew::stream::PartialJsonObject;
+use clew_codec::stream::PartialJsonObject;
 use proptest::prelude::*;
 use serde_json::{Map, Value};
 

@@ -7,7 +7,7 @@
 use std::fs;
 use std::path::Path;
 
-use clew::stream::{Chunk, Format, StreamDecoder, StreamError};
+use clew_codec::stream::{Chunk, Format, StreamDecoder, StreamError};
 use proptest::prelude::*;
 use serde_json::Value;
 
@@ -20,7 +20,7 @@ fn format_of(name: &str) -> Format {
 }
 
 fn fixtures() -> Vec<(String, Vec<u8>, Value)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/streams");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/streams");
     let mut all: Vec<_> = fs::read_dir(&dir)
         .unwrap()
         .map(|entry| entry.unwrap().path())
@@ -109,7 +109,7 @@ fn an_empty_body_is_incomplete() {
 fn anthropic_usage_chunks_add_up_to_the_true_totals() {
     let (_, body, _) = fixtures().into_iter().find(|f| f.0 == "anthropic-text").unwrap();
     let (chunks, _) = decode(Format::Anthropic, &[&body]);
-    let mut total = clew::stream::Usage::default();
+    let mut total = clew_codec::stream::Usage::default();
     for chunk in &chunks {
         if let Chunk::Usage(usage) = chunk {
             total.add(usage);
@@ -192,7 +192,7 @@ fn openai_null_counts_and_indices_are_tolerated() {
         [
             Chunk::text("a"),
             Chunk::stop("stop"),
-            Chunk::Usage(clew::stream::Usage { output_tokens: 2, ..Default::default() })
+            Chunk::Usage(clew_codec::stream::Usage { output_tokens: 2, ..Default::default() })
         ]
     );
 }
@@ -289,12 +289,12 @@ fn chunks_format_rejects_unknown_types_and_missing_fields() {
     }
     let (chunks, error) = decode(Format::Chunks, &[br#"{"type":"usage","outputTokens":5}"#]);
     assert_eq!(error, None);
-    assert_eq!(chunks, [Chunk::Usage(clew::stream::Usage { output_tokens: 5, ..Default::default() })]);
+    assert_eq!(chunks, [Chunk::Usage(clew_codec::stream::Usage { output_tokens: 5, ..Default::default() })]);
 }
 
 #[test]
 fn decoder_limits_give_typed_errors() {
-    use clew::stream::SseLimits;
+    use clew_codec::stream::SseLimits;
     let mut decoder = StreamDecoder::with_limits(Format::OpenAi, SseLimits { max_line: 64, max_event: 1024 });
     let mut chunks = Vec::new();
     let error = decoder.push(&[b'a'; 100], &mut chunks).unwrap_err();

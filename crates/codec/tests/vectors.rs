@@ -3,9 +3,10 @@
 #![cfg(not(target_arch = "wasm32"))]
 #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
+#[path = "../../../tests/common/mod.rs"]
 mod common;
 
-use clew::parser::{parse_assistant_message, IncrementalParser, ToolSet};
+use clew_codec::parser::{parse_assistant_message, IncrementalParser, ToolSet};
 use common::{normalized, vectors, whole_messages};
 
 #[test]
