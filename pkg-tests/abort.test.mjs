@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { Task } from "clew";
-import { here } from "./package-dir.mjs";
+import { here } from "./support/package-dir.mjs";
 
 const enc = new TextEncoder();
 const line = (chunk) => enc.encode(JSON.stringify(chunk) + "\n");
@@ -273,7 +273,7 @@ test("a retry-after longer than retry.maxDelayMs asks at once with the server's 
 });
 
 test("1,000 aborted tasks whose bodies ignore the signal do not keep their memory", () => {
-  const out = execFileSync(process.execPath, ["--expose-gc", join(here, "abort-probe.mjs")], { cwd: here, encoding: "utf8" });
+  const out = execFileSync(process.execPath, ["--expose-gc", join(here, "support", "abort-probe.mjs")], { cwd: here, encoding: "utf8" });
   const { perTask } = JSON.parse(out.trim().split("\n").at(-1));
   assert.ok(perTask < 4096, `each aborted task keeps ${perTask} bytes of heap`);
 });

@@ -6,8 +6,8 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
-import { serve } from "./static-server.mjs";
-import { packageDir, repoRoot, entryFor } from "./package-dir.mjs";
+import { serve } from "./support/static-server.mjs";
+import { packageDir, repoRoot, entryFor } from "./support/package-dir.mjs";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

@@ -15,9 +15,9 @@ import { build as vite8 } from "vite8";
 import webpack from "webpack";
 import { rspack } from "@rspack/core";
 import { chromium } from "playwright-core";
-import { serve } from "./static-server.mjs";
-import { here, repoRoot, wranglerOptions } from "./package-dir.mjs";
-import { assertNoPackageWarnings, esbuildWarnings, linkPackage } from "./bundler-warnings.mjs";
+import { serve } from "./support/static-server.mjs";
+import { here, repoRoot, wranglerOptions } from "./support/package-dir.mjs";
+import { assertNoPackageWarnings, esbuildWarnings, linkPackage } from "./support/bundler-warnings.mjs";
 
 const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
   "--disable-background-networking", "--disable-component-update", "--disable-sync"];

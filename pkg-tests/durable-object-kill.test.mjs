@@ -14,9 +14,9 @@ import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { here } from "./package-dir.mjs";
-import { EventClient, bundleExample, exampleInstance, until } from "./durable-object-helpers.mjs";
-import { anthropicReply, startModelServer } from "./sse-server.mjs";
+import { here } from "./support/package-dir.mjs";
+import { EventClient, bundleExample, exampleInstance, until } from "./support/durable-object-helpers.mjs";
+import { anthropicReply, startModelServer } from "./support/sse-server.mjs";
 
 const linux = process.platform === "linux";
 let workDir;

@@ -8,11 +8,11 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { here, entryFor } from "./package-dir.mjs";
-import { EventClient, bundleExample, exampleInstance, until } from "./durable-object-helpers.mjs";
-import { assertNoPackageWarnings, esbuildWarnings } from "./bundler-warnings.mjs";
-import { anthropicReply, startModelServer } from "./sse-server.mjs";
-import { responsesReply, geminiReply } from "./providers-replies.mjs";
+import { here, entryFor } from "./support/package-dir.mjs";
+import { EventClient, bundleExample, exampleInstance, until } from "./support/durable-object-helpers.mjs";
+import { assertNoPackageWarnings, esbuildWarnings } from "./support/bundler-warnings.mjs";
+import { anthropicReply, startModelServer } from "./support/sse-server.mjs";
+import { responsesReply, geminiReply } from "./support/providers-replies.mjs";
 
 let workDir;
 let bundleDir;

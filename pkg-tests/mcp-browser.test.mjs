@@ -10,11 +10,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { build } from "esbuild";
 import { chromium } from "playwright-core";
-import { serve } from "./static-server.mjs";
-import { here, packageDir, entryFor } from "./package-dir.mjs";
-import { startMcpServer } from "./mcp-server.mjs";
-import { MODES } from "./mcp-helpers.mjs";
-import { SCENARIOS, checkScenario } from "./mcp-checks.mjs";
+import { serve } from "./support/static-server.mjs";
+import { here, packageDir, entryFor } from "./support/package-dir.mjs";
+import { startMcpServer } from "./support/mcp-server.mjs";
+import { MODES } from "./support/mcp-helpers.mjs";
+import { SCENARIOS, checkScenario } from "./support/mcp-checks.mjs";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -56,7 +56,7 @@ before(async () => {
     outfile: join(dir, "sdk", "sdk.js"), nodePaths: [join(here, "node_modules")], logLevel: "error",
   });
   writeFileSync(join(dir, "index.html"), PAGE);
-  site = await serve({ "/pkg/": packageDir, "/sdk/": join(dir, "sdk"), "/helpers/": here, "/": dir });
+  site = await serve({ "/pkg/": packageDir, "/sdk/": join(dir, "sdk"), "/helpers/": join(here, "support"), "/": dir });
   context = await chromium.launchPersistentContext(join(dir, "profile"), { executablePath: CHROMIUM, headless: true, args: ARGS });
   page = await context.newPage();
   page.on("pageerror", (error) => errors.push(error.message));

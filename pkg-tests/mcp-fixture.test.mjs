@@ -5,8 +5,8 @@ import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
-import { PNG_BASE64, startMcpServer } from "./mcp-server.mjs";
-import { sleep, until } from "./mcp-helpers.mjs";
+import { PNG_BASE64, startMcpServer } from "./support/mcp-server.mjs";
+import { sleep, until } from "./support/mcp-helpers.mjs";
 
 async function connect(url) {
   const client = new Client({ name: "fixture-check", version: "1.0.0" });

@@ -10,11 +10,11 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { build } from "esbuild";
 import { Miniflare } from "miniflare";
-import { here, packageDir, entryFor, wranglerOptions } from "./package-dir.mjs";
-import { assertNoPackageWarnings, esbuildWarnings } from "./bundler-warnings.mjs";
-import { startMcpServer } from "./mcp-server.mjs";
-import { MODES } from "./mcp-helpers.mjs";
-import { SCENARIOS, checkScenario } from "./mcp-checks.mjs";
+import { here, packageDir, entryFor, wranglerOptions } from "./support/package-dir.mjs";
+import { assertNoPackageWarnings, esbuildWarnings } from "./support/bundler-warnings.mjs";
+import { startMcpServer } from "./support/mcp-server.mjs";
+import { MODES } from "./support/mcp-helpers.mjs";
+import { SCENARIOS, checkScenario } from "./support/mcp-checks.mjs";
 
 const WORKER = `
 import { Task } from "clew";
@@ -22,7 +22,7 @@ import { connectMcpServer } from "clew/mcp";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
-import { scenario } from "../mcp-helpers.mjs";
+import { scenario } from "../support/mcp-helpers.mjs";
 
 async function sdkClient(url) {
   const client = new Client({ name: "clew-worker", version: "1.0.0" }, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });

@@ -7,8 +7,8 @@ import { Task } from "clew";
 import { connectMcpServer } from "clew/mcp";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { PNG_BASE64, startMcpServer } from "./mcp-server.mjs";
-import { MODES, complete, readResource, resultIn, runTask, scriptedModel, sleep, until, useTool } from "./mcp-helpers.mjs";
+import { PNG_BASE64, startMcpServer } from "./support/mcp-server.mjs";
+import { MODES, complete, readResource, resultIn, runTask, scriptedModel, sleep, until, useTool } from "./support/mcp-helpers.mjs";
 
 /** A connected SDK client; `seen` lists the methods of the messages the server sent it. */
 async function connect(url) {

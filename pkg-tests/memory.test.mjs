@@ -5,12 +5,12 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
-import { here } from "./package-dir.mjs";
+import { here } from "./support/package-dir.mjs";
 
 // NOTE: this probe once hit V8's lazy-deopt crash on Node 20 (see v8-deopt-repro.mjs); the
 // package now calls those exports through a Proxy, and a crash fails the test.
 function sizes(mode, count, kind = "task") {
-  const out = execFileSync(process.execPath, ["--expose-gc", join(here, "memory-probe.mjs"), mode, String(count), kind], { cwd: here, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  const out = execFileSync(process.execPath, ["--expose-gc", join(here, "support", "memory-probe.mjs"), mode, String(count), kind], { cwd: here, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
   return JSON.parse(out.trim().split("\n").at(-1));
 }
 

@@ -11,9 +11,9 @@ import assert from "node:assert/strict";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { spawn } from "node:child_process";
 import { dirname, join } from "node:path";
-import { here, packageDir } from "./package-dir.mjs";
-import { assertNoPackageWarnings } from "./bundler-warnings.mjs";
-import { anthropicReply, startModelServer } from "./sse-server.mjs";
+import { here, packageDir } from "./support/package-dir.mjs";
+import { assertNoPackageWarnings } from "./support/bundler-warnings.mjs";
+import { anthropicReply, startModelServer } from "./support/sse-server.mjs";
 
 /** The versions a new user got from `npm install next react react-dom` when this was written. */
 const VERSIONS = { next: "16.4.6", react: "19.3.1", "react-dom": "19.3.1" };

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { here, packageDir } from "./package-dir.mjs";
+import { here, packageDir } from "./support/package-dir.mjs";
 
 const nodes = [["system", process.execPath]];
 for (const v of ["22", "24"]) {
@@ -20,7 +20,7 @@ test("Node 22 and 24 are installed for the package tests", () => {
 
 for (const [name, bin] of nodes) {
   test(`Node ${name}: a wasm export called through a Proxy survives V8's lazy deopt of its caller`, () => {
-    const run = (env) => spawnSync(bin, [join(here, "v8-deopt-repro.mjs")], { env: { ...process.env, ...env }, encoding: "utf8" });
+    const run = (env) => spawnSync(bin, [join(here, "support", "v8-deopt-repro.mjs")], { env: { ...process.env, ...env }, encoding: "utf8" });
     const proxied = run({ VIA: "proxy" });
     assert.equal(proxied.status, 0, proxied.stderr);
     // NOTE: called directly, the same export aborts Node 20 and 22 (exit 133, SIGTRAP);

@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createRequire } from "node:module";
 import { parseAssistantMessage, AssistantMessageParser } from "clew";
-import { repoRoot, packageDir, entryFor } from "./package-dir.mjs";
+import { repoRoot, packageDir, entryFor } from "./support/package-dir.mjs";
 
 const vectors = readFileSync(join(repoRoot, "tests/fixtures/parse-v2.jsonl"), "utf8")
   .split("\n").filter(Boolean).map((line) => JSON.parse(line));

@@ -10,12 +10,12 @@ import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
-import { serve } from "./static-server.mjs";
-import { here, packageDir, repoRoot } from "./package-dir.mjs";
+import { serve } from "./support/static-server.mjs";
+import { here, packageDir, repoRoot } from "./support/package-dir.mjs";
 import { scriptedReply } from "../www/offline-model.js";
 import { bundleMcpSdk } from "../scripts/mcp-sdk-bundle.mjs";
-import { startMcpServer } from "./mcp-server.mjs";
-import { openaiReply } from "./sse-server.mjs";
+import { startMcpServer } from "./support/mcp-server.mjs";
+import { openaiReply } from "./support/sse-server.mjs";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -232,6 +232,41 @@ test("with keep in this browser on, a reload at an approval asks it again and a 
   }
 });
 
+test("a task's options are locked while it runs and, kept in this browser, show after a reload what it runs with", async () => {
+  const server = await serve({ "/pkg/": packageDir, "/": join(repoRoot, "www") });
+  const browser = await openPlayground(server.url);
+  try {
+    const { page, errors } = browser;
+    const locked = () => page.$$eval("#provider, #baseUrl, #modelId, #readOnly, #yolo, #parallel, #maxMistakes", (n) => n.filter((c) => c.disabled).map((c) => c.id));
+    await page.check("#persist");
+    await page.waitForSelector("body[data-kept=on]");
+    await page.uncheck("#readOnly");
+    await page.fill("#maxMistakes", "5");
+    await page.click("#start");
+
+    // Read-only tools are not auto-approved in this task: its first tool asks.
+    await page.waitForSelector(".ask-controls button.approve");
+    const asked = await page.$eval("li:has(.ask-controls) .tool-name", (n) => n.textContent);
+    assert.deepEqual(await locked(), ["provider", "baseUrl", "modelId", "readOnly", "yolo", "parallel", "maxMistakes"]);
+    assert.equal(await page.isChecked("#readOnly"), false);
+
+    await page.reload();
+    await page.waitForSelector(".ask-controls button.approve");
+    assert.equal(await page.$eval("li:has(.ask-controls) .tool-name", (n) => n.textContent), asked, "the restored task asks the same tool");
+    assert.equal(await page.isChecked("#readOnly"), false, "the box shows the option the task runs with");
+    assert.equal(await page.inputValue("#maxMistakes"), "5");
+    assert.equal((await locked()).length, 7, "locked while the restored task runs");
+
+    await page.click("#abort");
+    await page.waitForSelector("body[data-state=aborted]");
+    assert.deepEqual(await locked(), [], "free for the next task");
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+});
+
 test("the playground connects an MCP server by URL, lists its tools, and the next task gets them (kept across a reload)", async () => {
   await bundleMcpSdk(); // www/mcp-sdk.js, which scripts/build makes too
   const mcp = await startMcpServer();
@@ -388,8 +423,8 @@ test("in the playground a model calls a connected MCP server's tools: a read-onl
 });
 
 test("the playground's picker runs a task on OpenAI Responses and on Gemini", async () => {
-  const { responsesReply, geminiReply } = await import("./providers-replies.mjs");
-  const { startModelServer } = await import("./sse-server.mjs");
+  const { responsesReply, geminiReply } = await import("./support/providers-replies.mjs");
+  const { startModelServer } = await import("./support/sse-server.mjs");
   const done = "Done.\n<attempt_completion>\n<result>hello</result>\n</attempt_completion>";
   const cases = [
     ["openai-responses", "/responses", responsesReply({ round: 1, text: done }), (body) => body.input],

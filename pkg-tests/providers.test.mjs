@@ -10,11 +10,11 @@ import { join, relative } from "node:path";
 import { chromium } from "playwright-core";
 import { Miniflare } from "miniflare";
 import { Task, readModelStream } from "clew";
-import { here, packageDir, entryFor, workerOptions } from "./package-dir.mjs";
-import { serve } from "./static-server.mjs";
-import { startModelServer } from "./sse-server.mjs";
-import { responsesReply, geminiReply } from "./providers-replies.mjs";
-import { runProviderTask, decodeBody } from "./providers-runner.mjs";
+import { here, packageDir, entryFor, workerOptions } from "./support/package-dir.mjs";
+import { serve } from "./support/static-server.mjs";
+import { startModelServer } from "./support/sse-server.mjs";
+import { responsesReply, geminiReply } from "./support/providers-replies.mjs";
+import { runProviderTask, decodeBody } from "./support/providers-runner.mjs";
 
 const PATHS = { "openai-responses": "/responses", gemini: "/models/m-test:streamGenerateContent?alt=sse" };
 const reply = (format, options) => (format === "gemini" ? geminiReply : responsesReply)(options);
@@ -137,7 +137,7 @@ test("Node: readModelStream gives the new chunks (reasoning's end, a text part's
 });
 
 test("Chromium: both formats run every scenario in a page", async () => {
-  const server = await serve({ "/pkg/": packageDir, "/tests/": here });
+  const server = await serve({ "/pkg/": packageDir, "/tests/": join(here, "support") });
   const profile = mkdtempSync(join(tmpdir(), "clew-chromium-"));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium", headless: true,
@@ -168,7 +168,7 @@ test("workerd: both formats run every scenario in a Worker", async () => {
     const entry = relative(dir, entryFor(["workerd", "worker", "browser"])).split("\\").join("/");
     writeFileSync(join(dir, "worker.mjs"), `
       import { Task } from "./${entry}";
-      import { runProviderTask } from "../providers-runner.mjs";
+      import { runProviderTask } from "../support/providers-runner.mjs";
       export default {
         async fetch(request) {
           return Response.json(await runProviderTask(Task, await request.json()));

@@ -19,7 +19,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { Task } from "clew";
-import { repoRoot } from "./package-dir.mjs";
+import { repoRoot } from "./support/package-dir.mjs";
 
 const fixtures = join(repoRoot, "tests", "fixtures", "snapshots");
 const INTERRUPTED = "[Response interrupted by API Error]";

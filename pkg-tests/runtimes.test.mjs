@@ -8,7 +8,7 @@ import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { here } from "./package-dir.mjs";
+import { here } from "./support/package-dir.mjs";
 
 const run = promisify(execFile);
 

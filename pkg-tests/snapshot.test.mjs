@@ -4,7 +4,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Worker } from "node:worker_threads";
 import { Task } from "clew";
-import { anthropicReply, startModelServer } from "./sse-server.mjs";
+import { anthropicReply, startModelServer } from "./support/sse-server.mjs";
 
 const xml = (text) => anthropicReply(text);
 const script = () => [
@@ -20,7 +20,7 @@ const script = () => [
 /** Runs the worker once; resolves with its first message (a snapshot, or the final result). */
 function life(data) {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(new URL("./snapshot-worker.mjs", import.meta.url), { workerData: { script: script(), ...data } });
+    const worker = new Worker(new URL("./support/snapshot-worker.mjs", import.meta.url), { workerData: { script: script(), ...data } });
     worker.once("message", (message) => {
       worker.terminate().then(() => resolve(message));
     });
@@ -390,7 +390,7 @@ test("Task.fromHistory resumes a conversation saved elsewhere: resume_task, then
 });
 
 test("every entry's Task has the durable-task API (the browser entry wraps the wasm class)", async () => {
-  const { entryFor } = await import("./package-dir.mjs");
+  const { entryFor } = await import("./support/package-dir.mjs");
   const { pathToFileURL } = await import("node:url");
   const browser = await import(pathToFileURL(entryFor(["browser"])).href);
   browser.ready.catch(() => {});

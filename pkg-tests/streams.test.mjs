@@ -6,7 +6,7 @@ import { createServer } from "node:http";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { readModelStream, sseDecoder, StreamDecoder, buildRequest, modelCost, ToolCallAssembler } from "clew";
-import { repoRoot } from "./package-dir.mjs";
+import { repoRoot } from "./support/package-dir.mjs";
 
 const fixtureDir = join(repoRoot, "tests/fixtures/streams");
 const fixture = (name, ext = "sse") => readFileSync(join(fixtureDir, `${name}.${ext}`));

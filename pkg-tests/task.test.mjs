@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Task } from "clew";
-import { anthropicReply, fixture, openaiReply, startModelServer } from "./sse-server.mjs";
+import { anthropicReply, fixture, openaiReply, startModelServer } from "./support/sse-server.mjs";
 
 function tools(log) {
   const tool = (name) => ({

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { here } from "./package-dir.mjs";
+import { here } from "./support/package-dir.mjs";
 
 /** Type-checks `types/<file>` with exactly the libraries `lib` (no @types package). */
 function tsc(file, lib, module = "nodenext") {

@@ -5,8 +5,8 @@ import assert from "node:assert/strict";
 import { mkdtempSync, writeFileSync, rmSync } from "node:fs";
 import { join, relative } from "node:path";
 import { Miniflare } from "miniflare";
-import { here, entryFor, workerOptions } from "./package-dir.mjs";
-import { anthropicReply, startModelServer } from "./sse-server.mjs";
+import { here, entryFor, workerOptions } from "./support/package-dir.mjs";
+import { anthropicReply, startModelServer } from "./support/sse-server.mjs";
 
 test("a Worker runs a Task against an SSE upstream and streams its messages", async () => {
   const upstream = await startModelServer({

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync, writeFileSync, rmSync } from "node:fs";
 import { join, relative } from "node:path";
 import { Miniflare } from "miniflare";
-import { here, entryFor, workerOptions } from "./package-dir.mjs";
+import { here, entryFor, workerOptions } from "./support/package-dir.mjs";
 
 test("a Worker parses a streamed request body with the package", async () => {
   const dir = mkdtempSync(join(here, ".tmp-worker-"));

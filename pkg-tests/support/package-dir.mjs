@@ -3,7 +3,8 @@ import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-export const here = dirname(fileURLToPath(import.meta.url));
+/** The pkg-tests folder (this file sits in its support/ folder). */
+export const here = join(dirname(fileURLToPath(import.meta.url)), "..");
 export const packageDir = join(here, "node_modules", "clew");
 export const repoRoot = join(here, "..");
 export const manifest = JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8"));
