@@ -5,7 +5,7 @@ import { copyFileSync, existsSync, readdirSync, readFileSync, rmSync, writeFileS
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { execFileSync } from "node:child_process";
-import { shortenWasmNames } from "../scripts/wasm-names.mjs";
+import { shortenWasmNames } from "./wasm-names.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const pkg = resolve(root, process.argv[2] ?? "pkg");

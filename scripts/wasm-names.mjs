@@ -1,4 +1,4 @@
-// Build step (js/package.mjs): gives the wasm's hashed import and export names short ones, in
+// Build step (scripts/package.mjs): gives the wasm's hashed import and export names short ones, in
 // the module and in its bindings alike.
 //
 // wasm-bindgen names each function the wasm imports `__wbg_<name>_<16 hex digits>` and each
