@@ -121,6 +121,13 @@ $("persist").addEventListener("change", async () => {
 });
 
 const SETTINGS = ["provider", "baseUrl", "modelId", "readOnly", "yolo", "parallel", "maxMistakes", "taskText"];
+/** The controls a task is made with: locked while it runs, so they show what it runs with. */
+const TASK_SETTINGS = SETTINGS.filter((id) => id !== "taskText");
+function lockSettings(locked) {
+  for (const id of TASK_SETTINGS) $(id).disabled = locked;
+  // NOTE: the provider's change handler decides whether the base URL applies.
+  if (!locked) $("provider").dispatchEvent(new Event("change"));
+}
 function readSettings() {
   return Object.fromEntries(SETTINGS.map((id) => [id, $(id).type === "checkbox" ? $(id).checked : $(id).value]));
 }
@@ -648,8 +655,10 @@ async function run(current, begin) {
   document.body.dataset.state = "running";
   $("start").disabled = true;
   $("abort").disabled = false;
+  lockSettings(true);
   const outcome = await begin();
   if (task !== current) return;
+  lockSettings(false);
   lastOutcome = outcome;
   const li = document.createElement("li");
   li.className = `outcome ${outcome.status}`;
