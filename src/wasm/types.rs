@@ -320,7 +320,7 @@ export type PersistReason = "ask" | "tool" | "hook" | "checkpoint" | "retryDelay
 
 /** A task's whole state, JSON-safe: `task.snapshot()`, or what `Task.mergeSnapshot` assembles. */
 export interface TaskSnapshot {
-  /** The snapshot format (2). */
+  /** The snapshot format (3; a snapshot of every earlier format restores). */
   version: number;
   /** The names of the task's tools: `Task.restore`'s options must have each. */
   tools: string[];

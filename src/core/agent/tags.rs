@@ -160,6 +160,22 @@ mod tests {
         super::super::snapshot::check_tags().unwrap();
     }
 
+    /// The words of the TypeScript union `export type {name} = "a" | "b" …;` in the package's
+    /// declarations (src/wasm/types.rs), in order.
+    fn typescript_union(name: &str) -> Vec<String> {
+        let declarations = include_str!("../../wasm/types.rs");
+        let start = declarations.find(&format!("export type {name} =")).map_or(declarations.len(), |at| at);
+        let union = declarations.get(start..).unwrap_or_default();
+        let union = union.get(..union.find(';').unwrap_or(0)).unwrap_or_default();
+        union.split('"').skip(1).step_by(2).map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn the_typescript_unions_are_the_core_words() {
+        assert_eq!(typescript_union("TaskState"), TaskState::ALL);
+        assert_eq!(typescript_union("PersistReason"), PersistReason::ALL);
+    }
+
     #[test]
     fn a_mistyped_table_is_caught() {
         #[derive(Debug)]
