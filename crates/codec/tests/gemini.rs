@@ -4,36 +4,19 @@
 
 #![allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::panic)]
 
-use clew_codec::stream::{Chunk, Format, StreamDecoder, StreamError, ToolCallAssembler, Usage};
+mod support;
+
+use clew_codec::stream::{Chunk, Format, StreamError, Usage};
+use support::calls;
 
 /// A body of `data:` events with Gemini's CRLF framing.
 fn sse(events: &[&str]) -> String {
     events.iter().map(|event| format!("data: {event}\r\n\r\n")).collect()
 }
 
-fn decode_pieces(pieces: &[&[u8]]) -> (Vec<Chunk>, Option<StreamError>) {
-    let mut decoder = StreamDecoder::new(Format::Gemini);
-    let mut chunks = Vec::new();
-    for piece in pieces {
-        if let Err(error) = decoder.push(piece, &mut chunks) {
-            return (chunks, Some(error));
-        }
-    }
-    let error = decoder.finish(&mut chunks).err();
-    (chunks, error)
-}
-
-/// Decodes `body` whole, split at every byte and one byte at a time; all must agree.
+/// Decodes `body` every way it can arrive (support::decode_every_way); all must agree.
 fn decode(body: &str) -> (Vec<Chunk>, Option<StreamError>) {
-    let bytes = body.as_bytes();
-    let whole = decode_pieces(&[bytes]);
-    for at in 0..=bytes.len() {
-        let (a, b) = bytes.split_at(at);
-        assert_eq!(decode_pieces(&[a, b]), whole, "split at byte {at}");
-    }
-    let singles: Vec<&[u8]> = bytes.chunks(1).collect();
-    assert_eq!(decode_pieces(&singles), whole, "one byte at a time");
-    whole
+    support::decode_every_way(Format::Gemini, body)
 }
 
 /// The chunks of a body that must decode without an error.
@@ -41,21 +24,6 @@ fn chunks(body: &str) -> Vec<Chunk> {
     let (chunks, error) = decode(body);
     assert_eq!(error, None, "{chunks:?}");
     chunks
-}
-
-/// Each call as (id, name, arguments text, signature), put together as the loop does.
-fn calls(chunks: &[Chunk]) -> Vec<(String, String, String, Option<String>)> {
-    let mut assembler = ToolCallAssembler::new();
-    for chunk in chunks {
-        if let Chunk::ToolCalls { tool_call } = chunk {
-            assembler.push(tool_call);
-        }
-    }
-    assembler
-        .calls()
-        .iter()
-        .map(|c| (c.id.clone(), c.name.clone(), c.arguments.raw().to_owned(), c.signature.clone()))
-        .collect()
 }
 
 fn call(id: &str, name: &str, arguments: &str, signature: Option<&str>) -> (String, String, String, Option<String>) {

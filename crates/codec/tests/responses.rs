@@ -3,10 +3,10 @@
 
 #![allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::panic)]
 
+mod support;
+
 use clew_codec::json::Json;
-use clew_codec::stream::{
-    Chunk, Format, StreamDecoder, StreamError, ToolCall, ToolCallAssembler, ToolCallFunction, Usage,
-};
+use clew_codec::stream::{Chunk, Format, StreamError, ToolCall, ToolCallFunction, Usage};
 use serde_json::{json, Value};
 
 // ---- bodies -------------------------------------------------------------------------------
@@ -102,41 +102,12 @@ fn reasoning_item(encrypted: Option<&str>, summary: &[&str]) -> Value {
 
 // ---- decoding -----------------------------------------------------------------------------
 
-fn decode(pieces: &[&[u8]]) -> (Vec<Chunk>, Result<(), StreamError>) {
-    let mut decoder = StreamDecoder::new(Format::OpenAiResponses);
-    let mut chunks = Vec::new();
-    for piece in pieces {
-        if let Err(error) = decoder.push(piece, &mut chunks) {
-            return (chunks, Err(error));
-        }
-    }
-    let result = decoder.finish(&mut chunks);
-    (chunks, result)
-}
-
-/// Decodes `body` whole, split once at every byte and one byte at a time; asserts the three
-/// agree (chunks and error) and that every chunk's JSON is serde's; returns the chunks
-/// decoded before the end or the error.
-fn decode_every_way(body: &str) -> (Vec<Chunk>, Result<(), StreamError>) {
-    let bytes = body.as_bytes();
-    let whole = decode(&[bytes]);
-    for cut in 0..=bytes.len() {
-        assert_eq!(decode(&[&bytes[..cut], &bytes[cut..]]), whole, "split at byte {cut}");
-    }
-    let ones: Vec<&[u8]> = bytes.chunks(1).collect();
-    assert_eq!(decode(&ones), whole, "one byte at a time");
-    for chunk in &whole.0 {
-        let mut text = String::new();
-        chunk.write_json(&mut text);
-        assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), serde_json::to_value(chunk).unwrap());
-    }
-    whole
-}
-
-/// The chunks of `body`, or its error, the same however its bytes are split.
+/// Decodes `body` every way it can arrive (support::decode_every_way); the chunks, or the error.
 fn decode_all_splits(body: &str) -> Result<Vec<Chunk>, StreamError> {
-    let (chunks, result) = decode_every_way(body);
-    result.map(|()| chunks)
+    match support::decode_every_way(Format::OpenAiResponses, body) {
+        (chunks, None) => Ok(chunks),
+        (_, Some(error)) => Err(error),
+    }
 }
 
 fn call_piece(id: &str, name: &str, arguments: Option<&str>, whole: bool) -> Chunk {
@@ -156,13 +127,7 @@ fn call_piece(id: &str, name: &str, arguments: Option<&str>, whole: bool) -> Chu
 
 /// The calls the chunks assemble to: (id, name, arguments text).
 fn assembled(chunks: &[Chunk]) -> Vec<(String, String, String)> {
-    let mut assembler = ToolCallAssembler::new();
-    for chunk in chunks {
-        if let Chunk::ToolCalls { tool_call } = chunk {
-            assembler.push(tool_call);
-        }
-    }
-    assembler.calls().iter().map(|c| (c.id.clone(), c.name.clone(), c.arguments.raw().to_owned())).collect()
+    support::calls(chunks).into_iter().map(|(id, name, arguments, _)| (id, name, arguments)).collect()
 }
 
 fn plain_usage(input: u64, output: u64) -> Chunk {
@@ -562,9 +527,9 @@ fn failed_response_is_a_provider_error_with_chunks_before_it_kept() {
                "error": {"code": "server_error", "message": "The server had an error."}, "usage": usage(8, 0, 1, 0)}}),
         text_delta(0, " never seen"),
     ]);
-    let (chunks, result) = decode_every_way(&body);
+    let (chunks, error) = support::decode_every_way(Format::OpenAiResponses, &body);
     assert_eq!(chunks, [Chunk::text("Partial"), plain_usage(8, 1)]);
-    let error = result.unwrap_err();
+    let error = error.unwrap();
     assert_eq!(
         error,
         StreamError::Provider { kind: "server_error".into(), message: "The server had an error.".into() }
@@ -620,9 +585,9 @@ fn events_after_the_terminal_event_are_ignored() {
 #[test]
 fn end_of_body_without_terminal_event_is_incomplete() {
     let body = sse(&[created(), added(0, message("msg_1", None, None)), text_delta(0, "Cut")]);
-    let (chunks, result) = decode_every_way(&body);
+    let (chunks, error) = support::decode_every_way(Format::OpenAiResponses, &body);
     assert_eq!(chunks, [Chunk::text("Cut")]);
-    let error = result.unwrap_err();
+    let error = error.unwrap();
     assert_eq!(error, StreamError::Incomplete { expected: "response.completed" });
     assert!(error.is_retryable());
 }

@@ -4,6 +4,8 @@
 #![cfg(not(target_arch = "wasm32"))]
 #![allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::panic)]
 
+mod support;
+
 use std::fs;
 use std::path::Path;
 
@@ -37,15 +39,7 @@ fn fixtures() -> Vec<(String, Vec<u8>, Value)> {
 }
 
 fn decode(format: Format, pieces: &[&[u8]]) -> (Vec<Chunk>, Option<StreamError>) {
-    let mut decoder = StreamDecoder::new(format);
-    let mut chunks = Vec::new();
-    for piece in pieces {
-        if let Err(error) = decoder.push(piece, &mut chunks) {
-            return (chunks, Some(error));
-        }
-    }
-    let error = decoder.finish(&mut chunks).err();
-    (chunks, error)
+    support::decode(format, pieces)
 }
 
 fn check(name: &str, (chunks, error): (Vec<Chunk>, Option<StreamError>), expected: &Value, how: &str) {
