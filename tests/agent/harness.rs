@@ -97,6 +97,20 @@ pub struct Harness {
     pub mcp_catalog: Option<String>,
 }
 
+/// A `pause` that stops at the task's `stop_at`-th waiting point with no stream open (a
+/// person, a tool, a checkpoint, a retry delay or a hook): where a snapshot is taken.
+pub fn at_waiting_point(stop_at: usize) -> Box<dyn FnMut(&Task) -> bool> {
+    let mut seen = 0;
+    Box::new(move |task: &Task| {
+        let waiting =
+            !task.is_streaming() && matches!(task.state(), "answer" | "tool" | "checkpoint" | "retryDelay" | "hook");
+        if waiting {
+            seen += 1;
+        }
+        waiting && seen == stop_at
+    })
+}
+
 /// Answers every ask with "yes".
 pub fn approve_all() -> AskFn {
     Box::new(|m: &Message| (!m.is_partial()).then(|| AskAnswer::button(AskResponse::Yes)))

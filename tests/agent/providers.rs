@@ -196,15 +196,7 @@ fn restored_everywhere_sends_the_same_requests(format: Format, script: fn() -> V
     for stop_at in 1.. {
         let mut h = Harness::new(config(), script());
         h.ask = Box::new(answers);
-        let mut seen = 0;
-        h.pause = Some(Box::new(move |task: &Task| {
-            let waiting = !task.is_streaming()
-                && matches!(task.state(), "answer" | "tool" | "checkpoint" | "retryDelay" | "hook");
-            if waiting {
-                seen += 1;
-            }
-            waiting && seen == stop_at
-        }));
+        h.pause = Some(at_waiting_point(stop_at));
         h.start("t");
         if h.outcome().is_some() {
             break;

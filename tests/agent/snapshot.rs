@@ -67,15 +67,7 @@ fn a_task_restored_at_every_waiting_point_finishes_identically() {
         // and finish the run with a restored machine and a fresh driver.
         let mut h = Harness::new(scripted_config(), script());
         h.ask = Box::new(answers);
-        let mut seen = 0;
-        h.pause = Some(Box::new(move |task: &Task| {
-            let waiting = !task.is_streaming()
-                && matches!(task.state(), "answer" | "tool" | "checkpoint" | "retryDelay" | "hook");
-            if waiting {
-                seen += 1;
-            }
-            waiting && seen == stop_at
-        }));
+        h.pause = Some(at_waiting_point(stop_at));
         h.start("t");
         if h.outcome().is_some() {
             break;
