@@ -1,6 +1,6 @@
 //! The OpenAI Chat Completions request (and compatible servers).
 
-use super::{declarations, join_url, Headers, HttpRequest, ModelRequest, ModelSettings};
+use super::{declarations, join_url, Headers, HttpRequest, ModelRequest};
 use crate::core::conversation::{Content, ContentBlock, ImageSource, Message, Role};
 use crate::core::json::Json;
 
@@ -46,18 +46,12 @@ pub fn build_openai(request: &ModelRequest) -> HttpRequest {
         body.set("parallel_tool_calls", false);
     }
 
-    openai_post(settings, "/chat/completions", &body)
-}
-
-/// A POST of `body` to `path` under OpenAI's API address (or the settings' base URL), with the
-/// key as a bearer token: what the Chat Completions and Responses requests share.
-pub(super) fn openai_post(settings: &ModelSettings, path: &str, body: &Json) -> HttpRequest {
     let mut headers = Headers::new();
     if let Some(key) = settings.api_key.as_deref().filter(|k| !k.is_empty()) {
         headers.insert("authorization", format!("Bearer {key}"));
     }
-    let url = join_url(settings.base_url.as_deref(), "https://api.openai.com/v1", path);
-    HttpRequest::post(url, headers, body, &settings.headers)
+    let url = join_url(settings.base_url.as_deref(), "https://api.openai.com/v1", "/chat/completions");
+    HttpRequest::post(url, headers, &body, &settings.headers)
 }
 
 pub(super) fn is_reasoning_model(id: &str) -> bool {

@@ -1,7 +1,7 @@
 //! The OpenAI Responses request (`POST /v1/responses`).
 
-use super::openai::{image_url, is_reasoning_model, openai_post, text_of};
-use super::{declarations, HttpRequest, ModelRequest};
+use super::openai::{image_url, is_reasoning_model, text_of};
+use super::{declarations, join_url, Headers, HttpRequest, ModelRequest};
 use crate::core::conversation::{Content, ContentBlock, Message, Role};
 use crate::core::json::Json;
 use crate::core::stream::Format;
@@ -60,7 +60,12 @@ pub fn build_responses(request: &ModelRequest) -> HttpRequest {
         body.set("parallel_tool_calls", false);
     }
 
-    openai_post(settings, "/responses", &body)
+    let mut headers = Headers::new();
+    if let Some(key) = settings.api_key.as_deref().filter(|k| !k.is_empty()) {
+        headers.insert("authorization", format!("Bearer {key}"));
+    }
+    let url = join_url(settings.base_url.as_deref(), "https://api.openai.com/v1", "/responses");
+    HttpRequest::post(url, headers, &body, &settings.headers)
 }
 
 fn push_message(message: &Message, store: bool, out: &mut Vec<Json>) {
