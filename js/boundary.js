@@ -308,7 +308,7 @@ function clew_mcp(servers, native) {
   });
   const run = (op) => (a, b) => load().then(
     (glue) => glue[op](a, b),
-    (e) => (e = 'the MCP support could not be loaded (' + String(e && e.message || e) + '); import "clew/mcp-servers" (or "clew/mcp") once in the application', op !== 'list' ? { text: e, isError: true } : told ? '' : (told = true, JSON.stringify({ errors: [e] }))));
+    (e) => (e = 'the MCP support could not be loaded (' + String(e && e.message || e) + '); import "clew/mcp" once in the application', op !== 'list' ? { text: e, isError: true } : told ? '' : (told = true, JSON.stringify({ errors: [e] }))));
   return { list: run('list'), call: run('call'), read: run('read') };
 }
 

@@ -200,17 +200,8 @@ impl Driver {
     }
 
     fn ask(self: &Rc<Self>, message: crate::core::agent::Message) {
-        let Some(ask) = self.callback(|c| c.ask.clone()) else {
-            if !message.is_partial() {
-                // NOTE: with no ask callback nobody can approve; every ask is declined.
-                let ts = message.ts;
-                let me = Rc::clone(self);
-                spawn(Box::pin(async move {
-                    me.handle(|m, now| m.handle_ask_answer(now, ts, AskAnswer::button(AskResponse::No)));
-                }));
-            }
-            return;
-        };
+        // NOTE: without an ask callback the core declines every ask itself (`TaskConfig::asks`).
+        let Some(ask) = self.callback(|c| c.ask.clone()) else { return };
         let result = call(&ask, &message_to_js(&message));
         if message.is_partial() {
             if let Ok(value) = &result {
@@ -276,14 +267,7 @@ impl Driver {
         params: Vec<(String, String)>,
         result: Option<String>,
     ) {
-        let slot = match kind {
-            HookKind::TaskStart => 0,
-            HookKind::TaskCancel => 1,
-            HookKind::TaskComplete => 2,
-            HookKind::PreToolUse => 3,
-            HookKind::PostToolUse => 4,
-        };
-        let hook = self.callback(|c| c.hooks.get(slot).cloned().flatten());
+        let hook = self.callback(|c| c.hooks.get(kind as usize).cloned().flatten());
         let input = Object::new();
         let _ = Reflect::set(&input, &"taskId".into(), &JsValue::from_str(&self.task_id));
         if let Some(tool) = tool {

@@ -254,7 +254,7 @@ export interface TaskOptions {
   model: TaskModel;
   tools?: TaskTool[];
   say?: (message: TaskMessage) => void;
-  /** Called for every ask; a partial ask's return value is ignored. */
+  /** Called for every ask; a partial ask's return value is ignored. Without it, every ask is declined (no tool that asks runs, no question is answered, a result is not accepted). */
   ask?: (message: TaskMessage) => AskAnswer | void | Promise<AskAnswer | void>;
   autoApprove?: { readOnly?: boolean; all?: boolean };
   yolo?: boolean;

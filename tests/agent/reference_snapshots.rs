@@ -514,3 +514,22 @@ fn lost_message(snapshot: &Value, h: &Harness) -> Option<String> {
         .find(|m| !end.iter().any(|e| e.ts == m.ts && e.kind == m.kind))
         .map(|m| format!("the message {} ({:?}) of the snapshot is not in the end", m.ts, m.kind))
 }
+
+#[test]
+fn a_restored_snapshot_of_this_format_is_written_back_byte_for_byte() {
+    let dir = fixtures().join(format!("v{}", clew::agent::SNAPSHOT_VERSION));
+    let mut checked = 0;
+    for file in std::fs::read_dir(&dir).unwrap() {
+        let file = file.unwrap().path();
+        let scenario: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        let name = scenario["name"].as_str().unwrap();
+        for (i, point) in scenario["points"].as_array().unwrap().iter().enumerate() {
+            let text = point["snapshot"].to_string();
+            let mut task = Task::restore(&text, scenario_config(name)).unwrap();
+            let written: Value = serde_json::from_str(&task.snapshot()).unwrap();
+            assert_eq!(written, point["snapshot"], "{}: point {i} ({})", file.display(), point["at"]);
+            checked += 1;
+        }
+    }
+    assert!(checked > 100, "{checked}");
+}

@@ -402,3 +402,33 @@ fn identical_calls_in_one_reply_stop_running_at_the_fifth() {
     assert!(h.kinds().iter().any(|k| k == "ask mistake_limit_reached"), "the next round starts at the mistake limit");
     assert!(matches!(h.outcome(), Some(Outcome::Completed { .. })));
 }
+
+#[test]
+fn without_anyone_to_ask_the_core_declines_every_ask_as_it_goes_out() {
+    let config = TaskConfig { asks: false, ..config() };
+    let write = "<write><path>a</path><content>b</content></write>";
+    let mut h = Harness::new(config, vec![text(&[write]), completion("ok")]);
+    h.ask = Box::new(|m| panic!("no ask goes out: {m:?}"));
+    h.start("t");
+    assert!(h.tool_calls.is_empty(), "the write was not approved");
+    assert!(h.history_texts(2)[0].contains(TOOL_DENIED));
+    assert!(!h.effects.iter().any(|e| matches!(e, Effect::Ask(m) if !m.is_partial())));
+    // NOTE: the completion's ask is declined too: the user "declined the result".
+    assert!(matches!(h.outcome(), Some(Outcome::Ended { code, .. }) if code == codes::COMPLETION_DECLINED));
+}
+
+#[test]
+fn each_hook_kind_sits_at_its_slot_among_the_hook_names() {
+    use clew::agent::HOOK_NAMES;
+    let kinds = [
+        HookKind::TaskStart,
+        HookKind::TaskCancel,
+        HookKind::TaskComplete,
+        HookKind::PreToolUse,
+        HookKind::PostToolUse,
+    ];
+    for kind in kinds {
+        assert_eq!(serde_json::to_value(kind).unwrap(), HOOK_NAMES[kind as usize]);
+    }
+    assert_eq!(kinds.len(), HOOK_NAMES.len());
+}

@@ -218,6 +218,10 @@ pub struct TaskConfig {
     pub persist_messages_apart: bool,
     /// Which hooks exist.
     pub hooks: HookSet,
+    /// Whether someone answers asks (the driver has an `ask` callback). Without, every
+    /// complete ask is declined as it goes out: no one can approve a tool, answer a question
+    /// or agree to retry.
+    pub asks: bool,
     /// Whether the options have MCP servers (the host lists them).
     pub mcp_configured: bool,
     /// What the host's listing of the MCP servers found
@@ -253,6 +257,7 @@ impl Default for TaskConfig {
             persist: false,
             persist_messages_apart: false,
             hooks: HookSet::default(),
+            asks: true,
             mcp_configured: false,
             mcp: McpCatalog::default(),
         }

@@ -5,7 +5,7 @@ use super::config::ToolCalling;
 use super::effect::{Effect, HookKind};
 use super::history::{self, Truncation};
 use super::message::{AskKind, MessageKind, SayKind};
-use super::round_state::{Round, StreamPhase, Wait};
+use super::round_state::{Retry, Round, StreamPhase, Wait};
 use super::task::{Ctx, Phase};
 use super::texts;
 use super::turn;
@@ -181,21 +181,19 @@ impl Ctx {
     pub(super) fn update_wake(&mut self, phase: &Phase) {
         let mut wake: Option<u64> = None;
         let mut add = |t: u64| wake = Some(wake.map_or(t, |w: u64| w.min(t)));
-        match phase {
-            Phase::AwaitingRoundStart { until: Some(until), .. } => add(*until),
-            Phase::InRound(round) => {
-                match round.stream {
-                    StreamPhase::Open { deadline: Some(t), .. } | StreamPhase::RetryDelay { until: t } => add(t),
-                    _ => {}
-                }
-                if let Wait::Tool { deadline: Some(t), .. } = round.wait {
-                    add(t);
-                }
-                if let Some((_, due)) = round.paced {
-                    add(due);
-                }
+        if let Some(Retry::Delay { until }) = phase.retry() {
+            add(until);
+        }
+        if let Phase::InRound(round) = phase {
+            if let StreamPhase::Open { deadline: Some(t), .. } = round.stream {
+                add(t);
             }
-            _ => {}
+            if let Wait::Tool { deadline: Some(t), .. } = round.wait {
+                add(t);
+            }
+            if let Some((_, due)) = round.paced {
+                add(due);
+            }
         }
         let earlier = match (wake, self.wake) {
             (Some(want), Some(armed)) => want < armed,

@@ -7,7 +7,8 @@ use super::message::Message;
 use crate::core::conversation::ImageSource;
 use crate::core::request::ModelRequest;
 
-/// A hook the driver may run.
+/// A hook the driver may run. Its position (`kind as usize`) is its slot among the options'
+/// hooks ([`HOOK_NAMES`](super::HOOK_NAMES), [`CallbackSlots::hooks`](super::CallbackSlots)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum HookKind {

@@ -5,7 +5,7 @@
 use super::effect::{codes, Effect, HookKind, HookResult, Outcome, ToolOutput};
 use super::message::{AskAnswer, AskKind, AskResponse, MessageKind, SayKind};
 use super::round_loop::hook_context;
-use super::round_state::{Received, StreamPhase, Wait};
+use super::round_state::{Received, Retry, StreamPhase, Wait};
 use super::task::{Phase, Task};
 use crate::core::conversation::ContentBlock;
 use crate::core::stream::StreamError;
@@ -60,41 +60,17 @@ impl Task {
     /// The answer to the ask `ts`.
     pub fn handle_ask_answer(&mut self, now: u64, ts: u64, answer: AskAnswer) {
         self.ctx.tick(now);
+        if self.phase.retry() == Some(Retry::Ask { ts }) {
+            self.retry_answer(answer);
+            self.advance();
+            return;
+        }
         match std::mem::take(&mut self.phase) {
             Phase::AwaitingMistakeAnswer { ask_ts, content } if ask_ts == ts => self.mistake_answer(answer, content),
             Phase::AwaitingResumeAnswer { ask_ts, content, since } if ask_ts == ts => {
                 self.resume_answer(ask_ts, answer, content, since);
             }
-            Phase::AwaitingRetryAnswer { ask_ts, content } if ask_ts == ts => {
-                if answer.response == AskResponse::Yes {
-                    self.ctx.retry_approved();
-                    self.phase = Phase::AwaitingRoundStart { content, until: None };
-                } else {
-                    self.finish(Outcome::ended(
-                        codes::API_REQ_FAILED,
-                        "the user chose not to retry the failed request",
-                    ));
-                }
-            }
             Phase::InRound(mut round) => {
-                if let StreamPhase::RetryAsk { ask_ts } = round.stream {
-                    if ask_ts == ts {
-                        if answer.response != AskResponse::Yes {
-                            self.phase = Phase::InRound(round);
-                            self.finish(Outcome::ended(
-                                codes::API_REQ_FAILED,
-                                "the user chose not to retry the failed request",
-                            ));
-                            return;
-                        }
-                        round.context_retry_used = false;
-                        self.ctx.retry_approved();
-                        self.open_stream(&mut round);
-                        self.put_round(round);
-                        self.advance();
-                        return;
-                    }
-                }
                 let finished = self.ctx.answer(&mut round, ts, answer);
                 self.phase = Phase::InRound(round);
                 if let Some(outcome) = finished {
@@ -104,6 +80,27 @@ impl Task {
             other => self.phase = other,
         }
         self.advance();
+    }
+
+    /// The answer to the ask of a retry: "yes" sends the request again, in its round or in
+    /// the next one (automatic retries start over); anything else ends the task.
+    fn retry_answer(&mut self, answer: AskAnswer) {
+        if answer.response != AskResponse::Yes {
+            self.finish(Outcome::ended(codes::API_REQ_FAILED, "the user chose not to retry the failed request"));
+            return;
+        }
+        self.ctx.retry_approved();
+        match std::mem::take(&mut self.phase) {
+            Phase::AwaitingRoundStart { content, .. } => {
+                self.phase = Phase::AwaitingRoundStart { content, retry: None }
+            }
+            Phase::InRound(mut round) => {
+                round.context_retry_used = false;
+                self.open_stream(&mut round);
+                self.put_round(round);
+            }
+            other => self.phase = other,
+        }
     }
 
     /// Tool call `id` finished.
@@ -134,7 +131,7 @@ impl Task {
         if let Phase::AwaitingCheckpoint { id: waiting, content } = &mut self.phase {
             if *waiting == id {
                 let content = std::mem::take(content);
-                self.phase = Phase::AwaitingRoundStart { content, until: None };
+                self.phase = Phase::AwaitingRoundStart { content, retry: None };
             }
         }
         self.advance();
@@ -153,7 +150,7 @@ impl Task {
                 if let Some(context) = result.context.filter(|c| !c.is_empty()) {
                     content.push(ContentBlock::text(hook_context("TaskStart", &context)));
                 }
-                self.phase = Phase::AwaitingRoundStart { content, until: None };
+                self.phase = Phase::AwaitingRoundStart { content, retry: None };
             }
             Phase::InRound(round) => {
                 let cancelled = self.ctx.hook_done(round, id, result);
@@ -185,13 +182,6 @@ impl Task {
                     let error = StreamError::Timeout { waiting_for: waiting_for.to_owned(), ms: ms.unwrap_or(0) };
                     self.ctx.effects.push_back(Effect::CancelStream { stream: round.stream_id });
                     self.stream_failed(&error);
-                }
-                StreamPhase::RetryDelay { until } if until <= now => {
-                    if let Phase::InRound(round) = &mut self.phase {
-                        let mut taken = std::mem::take(round);
-                        self.open_stream(&mut taken);
-                        self.put_round(taken);
-                    }
                 }
                 _ => {}
             }

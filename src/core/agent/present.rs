@@ -83,7 +83,7 @@ impl Ctx {
 
     /// One presentation pass.
     pub(crate) fn present(&mut self, round: &mut Round) {
-        while round.wait == Wait::Idle {
+        while matches!(round.wait, Wait::Idle) {
             let Some(item) = round.items.get(round.index).copied() else { return };
             let partial = round.is_partial(round.index);
             if partial && matches!(round.stream, StreamPhase::FailedMidStream { .. }) {
@@ -118,7 +118,7 @@ impl Ctx {
             } else if is_tool {
                 let job = tool_job::job_of(self, round, item);
                 self.start_tool(round, job);
-                if round.wait != Wait::Idle {
+                if !matches!(round.wait, Wait::Idle) {
                     return;
                 }
             } else {

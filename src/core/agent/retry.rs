@@ -12,6 +12,7 @@ use super::effect::{codes, Outcome};
 use super::failure::Failure;
 use super::history::{self, Truncation};
 use super::message::{AskKind, SayKind};
+use super::round_state::Retry;
 use super::task::Ctx;
 use crate::core::json::Json;
 
@@ -21,10 +22,9 @@ pub(crate) enum NextTry {
     /// The context window overflowed: the history was truncated; send again at once, with
     /// no say (the reference's silent first retry of a round).
     Truncated,
-    /// Send again automatically at this time; an `error_retry` say went out.
-    At(u64),
-    /// The user is asked whether to retry: the `api_req_failed` ask with this ts went out.
-    Ask(u64),
+    /// Send again when the retry says: automatically at a time (an `error_retry` say went
+    /// out), or once the user approves (the `api_req_failed` ask went out).
+    Retry(Retry),
     /// The task ends with this outcome (an `error` say went out): no one can be asked (YOLO),
     /// or the request cannot succeed as it is (a bad request, an oversized line, a context
     /// window the history can no longer be truncated to fit).
@@ -68,7 +68,7 @@ impl Ctx {
             self.retry_attempts += 1;
             let delay = policy.delay_ms(self.retry_attempts).max(failure.retry_after_ms.unwrap_or(0));
             self.say_retry(failure, self.retry_attempts, delay.div_ceil(1000), false);
-            return NextTry::At(self.now.saturating_add(delay));
+            return NextTry::Retry(Retry::Delay { until: self.now.saturating_add(delay) });
         }
         if failure.auto_retry && policy.max_retries > 0 {
             self.say_retry(failure, policy.max_retries, 0, true);
@@ -81,7 +81,7 @@ impl Ctx {
         if self.config.yolo {
             return self.give_up(codes::RETRIES_EXHAUSTED, message);
         }
-        NextTry::Ask(self.ask(AskKind::ApiReqFailed, message))
+        NextTry::Retry(Retry::Ask { ts: self.ask(AskKind::ApiReqFailed, message) })
     }
 
     /// Ends the task: the request cannot succeed as it is (`code` says why).

@@ -11,7 +11,7 @@ use super::history;
 use super::message::{AskAnswer, AskKind, AskResponse, MessageKind, SayKind};
 use super::repeats::Repeats;
 use super::retry::NextTry;
-use super::round_state::{Received, Round, StreamPhase, Wait};
+use super::round_state::{Received, Retry, Round, StreamPhase, Wait};
 use super::task::{Phase, Task};
 use super::texts;
 use crate::core::conversation::{self, Content, ContentBlock, Role};
@@ -91,8 +91,7 @@ impl Task {
                 self.open_stream(&mut taken);
                 self.put_round(taken);
             }
-            NextTry::At(until) => round.stream = StreamPhase::RetryDelay { until },
-            NextTry::Ask(ask_ts) => round.stream = StreamPhase::RetryAsk { ask_ts },
+            NextTry::Retry(retry) => round.stream = StreamPhase::Retry(retry),
             NextTry::GiveUp(outcome) => self.finish(outcome),
         }
     }
@@ -127,15 +126,19 @@ impl Task {
         }
         let elapsed = self.ctx.now.saturating_sub(since);
         let content = super::snapshot::resumed_content(content, elapsed, completed, &answer);
-        self.phase = Phase::AwaitingRoundStart { content, until: None };
+        self.phase = Phase::AwaitingRoundStart { content, retry: None };
     }
 
     /// Moves through every transition that needs no new event.
     pub(crate) fn advance(&mut self) {
         loop {
+            // NOTE: a retry delay that has run out sends again, in the round or in the next one.
+            let due = matches!(self.phase.retry(), Some(Retry::Delay { until }) if until <= self.ctx.now);
             match std::mem::take(&mut self.phase) {
-                Phase::AwaitingRoundStart { content, until } if until.map_or(true, |t| t <= self.ctx.now) => {
-                    self.start_round(content);
+                Phase::AwaitingRoundStart { content, retry } if due || retry.is_none() => self.start_round(content),
+                Phase::InRound(mut round) if due => {
+                    self.open_stream(&mut round);
+                    self.put_round(round);
                 }
                 Phase::InRound(round) if round.presenter_done() => self.end_round(*round),
                 Phase::InRound(mut round) if round.stream_done() && matches!(round.wait, Wait::StreamEnd { .. }) => {
@@ -278,7 +281,7 @@ impl Task {
             self.ctx.effects.push_back(Effect::SaveCheckpoint { id, kind: CheckpointKind::Round });
             Phase::AwaitingCheckpoint { id, content: user_content }
         } else {
-            Phase::AwaitingRoundStart { content: user_content, until: None }
+            Phase::AwaitingRoundStart { content: user_content, retry: None }
         };
     }
 
@@ -286,9 +289,8 @@ impl Task {
     /// `content`, when [`Ctx::next_try`] says.
     fn retry_between_rounds(&mut self, failure: &Failure, content: Vec<ContentBlock>) {
         match self.ctx.next_try(failure, None) {
-            NextTry::Truncated => self.phase = Phase::AwaitingRoundStart { content, until: None },
-            NextTry::At(until) => self.phase = Phase::AwaitingRoundStart { content, until: Some(until) },
-            NextTry::Ask(ask_ts) => self.phase = Phase::AwaitingRetryAnswer { ask_ts, content },
+            NextTry::Truncated => self.phase = Phase::AwaitingRoundStart { content, retry: None },
+            NextTry::Retry(retry) => self.phase = Phase::AwaitingRoundStart { content, retry: Some(retry) },
             NextTry::GiveUp(outcome) => self.finish(outcome),
         }
     }

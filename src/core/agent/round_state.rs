@@ -5,6 +5,7 @@ use std::rc::Rc;
 
 use super::effect::Outcome;
 use super::failure::Failure;
+use super::tags::TaskState;
 use super::turn::Part;
 use crate::core::conversation::ContentBlock;
 use crate::core::parser::{BlockRef, IncrementalParser, ToolSet};
@@ -20,16 +21,8 @@ pub(crate) enum StreamPhase {
         /// What arrived so far.
         received: Received,
     },
-    /// A request failed before any content; an automatic retry waits until `until`.
-    RetryDelay {
-        /// When to open the stream again.
-        until: u64,
-    },
-    /// A request failed before any content; the user is asked whether to retry.
-    RetryAsk {
-        /// The `api_req_failed` ask.
-        ask_ts: u64,
-    },
+    /// A request failed before any content: its retry waits.
+    Retry(Retry),
     /// The reply is complete (or was cut short by the loop itself): every block is final,
     /// the assistant turn is in the history and `api_req_started` has its figures.
     #[default]
@@ -40,6 +33,32 @@ pub(crate) enum StreamPhase {
         /// What went wrong.
         failure: Failure,
     },
+}
+
+/// A failed request's retry, waiting: held by the round (a failure before any content, sent
+/// again in the same round) and by the task between rounds (a failure that ended its round).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Retry {
+    /// Sent again automatically at `until`.
+    Delay {
+        /// When.
+        until: u64,
+    },
+    /// The user is asked whether to send it again.
+    Ask {
+        /// The `api_req_failed` ask.
+        ts: u64,
+    },
+}
+
+impl Retry {
+    /// What a task waiting for this retry waits for.
+    pub(crate) fn state(self) -> TaskState {
+        match self {
+            Self::Delay { .. } => TaskState::RetryDelay,
+            Self::Ask { .. } => TaskState::Answer,
+        }
+    }
 }
 
 /// What an open stream delivered so far.
@@ -250,7 +269,7 @@ impl Round {
     /// Whether the item at `pos` may still change.
     pub(crate) fn is_partial(&self, pos: usize) -> bool {
         let Some(item) = self.items.get(pos).copied() else { return true };
-        if self.stream == StreamPhase::Ended || self.natives_from.is_some_and(|first| pos < first) {
+        if matches!(self.stream, StreamPhase::Ended) || self.natives_from.is_some_and(|first| pos < first) {
             return false;
         }
         // NOTE: a native call stays partial until the reply ends, even once its arguments'
@@ -291,7 +310,7 @@ impl Round {
     /// Whether the presenter has nothing left to do: every block handled (or, after a
     /// failure mid-stream, every complete one) and nothing awaited.
     pub(crate) fn presenter_done(&self) -> bool {
-        if self.wait != Wait::Idle || !self.stream_done() {
+        if !matches!(self.wait, Wait::Idle) || !self.stream_done() {
             return false;
         }
         self.index >= self.items.len()

@@ -11,9 +11,9 @@ use serde::{Deserialize, Serialize};
 use super::config::{ConfigError, DescribeFn, Describer, TaskConfig};
 use super::effect::{Effect, HookKind, Outcome};
 use super::history::DeletedRange;
-use super::message::{Message, MessageKind, SayKind, Transcript};
+use super::message::{AskAnswer, AskResponse, Message, MessageKind, SayKind, Transcript};
 use super::repeats::Repeats;
-use super::round_state::{Round, StreamPhase, Wait};
+use super::round_state::{Retry, Round, StreamPhase, Wait};
 use super::tags::{PersistReason, TaskState};
 use crate::core::conversation::{self, ContentBlock, ImageSource};
 use crate::core::parser::ToolSet;
@@ -43,10 +43,9 @@ pub(crate) enum Phase {
     NotStarted,
     /// The TaskStart hook runs before the first round.
     AwaitingStartHook { id: u64, content: Vec<ContentBlock> },
-    /// The next round starts at `until` (a retry delay) or at once.
-    AwaitingRoundStart { content: Vec<ContentBlock>, until: Option<u64> },
-    /// The user is asked whether to retry a failed round.
-    AwaitingRetryAnswer { ask_ts: u64, content: Vec<ContentBlock> },
+    /// The next round, which sends `content`, starts: at once, or when its retry says (a
+    /// round that failed mid-stream or with an empty reply).
+    AwaitingRoundStart { content: Vec<ContentBlock>, retry: Option<Retry> },
     /// The user is asked how to go on after too many mistakes.
     AwaitingMistakeAnswer { ask_ts: u64, content: Vec<ContentBlock> },
     /// A task restored from its history asks whether to resume (`resume_task` or
@@ -59,6 +58,20 @@ pub(crate) enum Phase {
     AwaitingCheckpoint { id: u64, content: Vec<ContentBlock> },
     /// The task ended.
     Finished(Outcome),
+}
+
+impl Phase {
+    /// The retry the task waits for, in its round or between rounds.
+    pub(crate) fn retry(&self) -> Option<Retry> {
+        match self {
+            Self::AwaitingRoundStart { retry, .. } => *retry,
+            Self::InRound(round) => match round.stream {
+                StreamPhase::Retry(retry) => Some(retry),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
 }
 
 /// Everything of a task but its phase, so that the phase can be borrowed beside it.
@@ -141,18 +154,27 @@ impl Task {
 
     /// The next effect to perform, oldest first. With [`TaskConfig::persist`], an
     /// [`Effect::Persist`] comes first whenever the next effect starts a wait and something
-    /// happened since the last one.
+    /// happened since the last one. Without [`TaskConfig::asks`], a complete ask is answered
+    /// "no" here instead of going out.
     pub fn poll_effect(&mut self) -> Option<Effect> {
-        if self.ctx.config.persist && self.ctx.persist_due {
-            if let Some(reason) = self.ctx.effects.front().and_then(|e| self.persist_reason(e)) {
-                self.ctx.persist_due = false;
-                self.ctx.persist_history = self.ctx.history.len();
-                let wake = self.ctx.wake;
-                let (changes, messages_from) = self.write_changes();
-                return Some(Effect::Persist { reason, changes, wake, messages_from });
+        loop {
+            if self.ctx.config.persist && self.ctx.persist_due {
+                if let Some(reason) = self.ctx.effects.front().and_then(|e| self.persist_reason(e)) {
+                    self.ctx.persist_due = false;
+                    self.ctx.persist_history = self.ctx.history.len();
+                    let wake = self.ctx.wake;
+                    let (changes, messages_from) = self.write_changes();
+                    return Some(Effect::Persist { reason, changes, wake, messages_from });
+                }
+            }
+            match self.ctx.effects.pop_front() {
+                Some(Effect::Ask(message)) if !self.ctx.config.asks && !message.is_partial() => {
+                    let now = self.ctx.now;
+                    self.handle_ask_answer(now, message.ts, AskAnswer::button(AskResponse::No));
+                }
+                effect => return effect,
             }
         }
-        self.ctx.effects.pop_front()
     }
 
     /// Why the task must be stored before `effect` goes out, if it must: the effect starts a
@@ -235,10 +257,8 @@ impl Task {
         match &self.phase {
             Phase::NotStarted => TaskState::Idle,
             Phase::AwaitingStartHook { .. } => TaskState::Hook,
-            Phase::AwaitingRoundStart { .. } => TaskState::RetryDelay,
-            Phase::AwaitingRetryAnswer { .. }
-            | Phase::AwaitingMistakeAnswer { .. }
-            | Phase::AwaitingResumeAnswer { .. } => TaskState::Answer,
+            Phase::AwaitingRoundStart { retry, .. } => retry.map_or(TaskState::RetryDelay, Retry::state),
+            Phase::AwaitingMistakeAnswer { .. } | Phase::AwaitingResumeAnswer { .. } => TaskState::Answer,
             Phase::AwaitingCheckpoint { .. } => TaskState::Checkpoint,
             Phase::Finished(_) => TaskState::Finished,
             Phase::InRound(round) => match (&round.wait, &round.stream) {
@@ -247,8 +267,7 @@ impl Task {
                 (Wait::Checkpoint(_), _) => TaskState::Checkpoint,
                 (Wait::PreHook { .. } | Wait::PostHook { .. } | Wait::CompletionHook { .. }, _) => TaskState::Hook,
                 (_, StreamPhase::Open { .. }) => TaskState::Stream,
-                (_, StreamPhase::RetryDelay { .. }) => TaskState::RetryDelay,
-                (_, StreamPhase::RetryAsk { .. }) => TaskState::Answer,
+                (_, StreamPhase::Retry(retry)) => retry.state(),
                 _ => TaskState::Presenting,
             },
         }
@@ -275,7 +294,7 @@ impl Task {
             self.ctx.hook(id, HookKind::TaskStart, None, Vec::new(), None);
             Phase::AwaitingStartHook { id, content }
         } else {
-            Phase::AwaitingRoundStart { content, until: None }
+            Phase::AwaitingRoundStart { content, retry: None }
         };
         self.advance();
     }

@@ -102,7 +102,7 @@ impl Ctx {
     pub(crate) fn checkpoint_ready(&mut self, round: &mut Round) {
         if let Wait::Checkpoint(job) = std::mem::take(&mut round.wait) {
             self.before_approval(round, job);
-            if round.wait == Wait::Idle {
+            if matches!(round.wait, Wait::Idle) {
                 self.complete_block(round);
             }
         }

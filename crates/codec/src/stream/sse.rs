@@ -95,7 +95,7 @@ impl SseDecoder {
     pub fn push(
         &mut self,
         bytes: &[u8],
-        on_event: &mut impl FnMut(SseEvent<'_>) -> Result<(), StreamError>,
+        on_event: &mut dyn FnMut(SseEvent<'_>) -> Result<(), StreamError>,
     ) -> Result<(), StreamError> {
         let fields = &mut self.fields;
         self.lines.push(bytes, &mut |line: &[u8]| fields.on_line(line, on_event))
@@ -107,7 +107,7 @@ impl SseDecoder {
     /// As [`push`](Self::push).
     pub fn finish(
         &mut self,
-        on_event: &mut impl FnMut(SseEvent<'_>) -> Result<(), StreamError>,
+        on_event: &mut dyn FnMut(SseEvent<'_>) -> Result<(), StreamError>,
     ) -> Result<(), StreamError> {
         let fields = &mut self.fields;
         self.lines.finish(&mut |line: &[u8]| fields.on_line(line, on_event))?;
@@ -119,7 +119,7 @@ impl FieldState {
     fn on_line(
         &mut self,
         line: &[u8],
-        on_event: &mut impl FnMut(SseEvent<'_>) -> Result<(), StreamError>,
+        on_event: &mut dyn FnMut(SseEvent<'_>) -> Result<(), StreamError>,
     ) -> Result<(), StreamError> {
         if line.is_empty() {
             return self.dispatch(on_event);
@@ -167,7 +167,7 @@ impl FieldState {
     #[inline]
     fn dispatch(
         &mut self,
-        on_event: &mut impl FnMut(SseEvent<'_>) -> Result<(), StreamError>,
+        on_event: &mut dyn FnMut(SseEvent<'_>) -> Result<(), StreamError>,
     ) -> Result<(), StreamError> {
         let result = if self.has_data {
             on_event(SseEvent { event: &self.event, data: &self.data, id: &self.id })

@@ -5,7 +5,7 @@ use std::rc::Rc;
 
 use super::super::effect::{CheckpointKind, Effect, HookKind, ToolOutput};
 use super::super::message::MessageKind;
-use super::super::round_state::{Item, Received, Round, StreamPhase, Wait};
+use super::super::round_state::{Item, Received, Retry, Round, StreamPhase, Wait};
 use super::super::task::{Ctx, Phase, Task};
 use super::super::texts;
 use super::super::tool_job;
@@ -99,18 +99,18 @@ impl Task {
         if let Some(id) = self.ctx.initial_checkpoint {
             self.ctx.effects.push_back(Effect::SaveCheckpoint { id, kind: CheckpointKind::Initial });
         }
+        if let Some(Retry::Ask { ts }) = self.phase.retry() {
+            self.ctx.reissue_ask(ts);
+        }
         match &mut self.phase {
             Phase::AwaitingStartHook { id, .. } => self.ctx.hook(*id, HookKind::TaskStart, None, Vec::new(), None),
-            Phase::AwaitingRetryAnswer { ask_ts, .. }
-            | Phase::AwaitingMistakeAnswer { ask_ts, .. }
-            | Phase::AwaitingResumeAnswer { ask_ts, .. } => self.ctx.reissue_ask(*ask_ts),
+            Phase::AwaitingMistakeAnswer { ask_ts, .. } | Phase::AwaitingResumeAnswer { ask_ts, .. } => {
+                self.ctx.reissue_ask(*ask_ts)
+            }
             Phase::AwaitingCheckpoint { id, .. } => {
                 self.ctx.effects.push_back(Effect::SaveCheckpoint { id: *id, kind: CheckpointKind::Round });
             }
             Phase::InRound(round) => {
-                if let StreamPhase::RetryAsk { ask_ts } = round.stream {
-                    self.ctx.reissue_ask(ask_ts);
-                }
                 let rerun = match &round.wait {
                     Wait::Tool { id, job, .. } => {
                         let spec = self.ctx.config.tools.iter().find(|t| t.name == job.name);
@@ -161,10 +161,12 @@ impl Task {
         let shift = |t: &mut u64| *t = t.saturating_sub(back);
         self.ctx.now = now;
         match &mut self.phase {
-            Phase::AwaitingRoundStart { until: Some(until), .. } => shift(until),
+            Phase::AwaitingRoundStart { retry: Some(Retry::Delay { until }), .. } => shift(until),
             Phase::InRound(round) => {
                 match &mut round.stream {
-                    StreamPhase::Open { deadline: Some(t), .. } | StreamPhase::RetryDelay { until: t } => shift(t),
+                    StreamPhase::Open { deadline: Some(t), .. } | StreamPhase::Retry(Retry::Delay { until: t }) => {
+                        shift(t)
+                    }
                     _ => {}
                 }
                 if let Wait::Tool { deadline: Some(t), .. } = &mut round.wait {
@@ -187,17 +189,21 @@ impl Task {
         if self.ctx.deleted.is_some_and(|range| range.end >= self.ctx.history.len() || range.start < 1) {
             return Err("snapshot.state.deleted lies outside the history".into());
         }
+        let retry_ask = match self.phase.retry() {
+            Some(Retry::Ask { ts }) => Some(ts),
+            _ => None,
+        };
         let (ask, round_fits) = match &mut self.phase {
-            Phase::AwaitingRetryAnswer { ask_ts, .. }
-            | Phase::AwaitingMistakeAnswer { ask_ts, .. }
-            | Phase::AwaitingResumeAnswer { ask_ts, .. } => (Some(*ask_ts), true),
+            Phase::AwaitingMistakeAnswer { ask_ts, .. } | Phase::AwaitingResumeAnswer { ask_ts, .. } => {
+                (Some(*ask_ts), true)
+            }
             Phase::InRound(round) => {
                 round.restore(Rc::clone(&self.ctx.tools));
-                let ask = match (&round.stream, &round.wait) {
-                    (StreamPhase::RetryAsk { ask_ts }, _)
-                    | (_, Wait::Approval { ask_ts, .. } | Wait::Followup { ask_ts, .. })
-                    | (_, Wait::CompletionAnswer { ask_ts, .. }) => Some(*ask_ts),
-                    _ => None,
+                let ask = match &round.wait {
+                    Wait::Approval { ask_ts, .. }
+                    | Wait::Followup { ask_ts, .. }
+                    | Wait::CompletionAnswer { ask_ts, .. } => Some(*ask_ts),
+                    _ => retry_ask,
                 };
                 let (parsed, natives) = (round.parser.len(), round.natives.calls().len());
                 let fits = |item: &Item| match *item {
@@ -211,7 +217,7 @@ impl Task {
                     && transcript.get(round.api_req_ts).is_some();
                 (ask, fits)
             }
-            _ => (None, true),
+            _ => (retry_ask, true),
         };
         if let Some(ts) = ask.filter(|ts| !is_ask(*ts)) {
             return Err(format!("snapshot.state refers to the ask {ts}, which the transcript lacks"));

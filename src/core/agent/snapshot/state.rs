@@ -6,7 +6,7 @@ use super::super::effect::Outcome;
 use super::super::failure::Failure;
 use super::super::history::DeletedRange;
 use super::super::repeats::Repeats;
-use super::super::round_state::{Received, Round, Skip, StreamPhase, ToolJob, Wait};
+use super::super::round_state::{Received, Retry, Round, Skip, StreamPhase, ToolJob, Wait};
 use super::super::tags::tags;
 use super::super::task::{Ctx, Phase, TaskUsage};
 use super::super::turn;
@@ -40,8 +40,8 @@ tags!(Wait {
 
 tags!(StreamPhase {
     "open" => StreamPhase::Open { .. } = StreamPhase::Open { deadline: None, received: Received::Nothing },
-    "retryDelay" => StreamPhase::RetryDelay { .. } = StreamPhase::RetryDelay { until: 0 },
-    "retryAsk" => StreamPhase::RetryAsk { .. } = StreamPhase::RetryAsk { ask_ts: 0 },
+    "retryDelay" => StreamPhase::Retry(Retry::Delay { .. }) = StreamPhase::Retry(Retry::Delay { until: 0 }),
+    "retryAsk" => StreamPhase::Retry(Retry::Ask { .. }) = StreamPhase::Retry(Retry::Ask { ts: 0 }),
     "ended" => StreamPhase::Ended = StreamPhase::Ended,
     "failedMidStream" => StreamPhase::FailedMidStream { .. } =
         StreamPhase::FailedMidStream { failure: Failure::default() },
@@ -62,10 +62,10 @@ tags!(Skip {
 tags!(Phase {
     "notStarted" => Phase::NotStarted = Phase::NotStarted,
     "startHook" => Phase::AwaitingStartHook { .. } = Phase::AwaitingStartHook { id: 0, content: Vec::new() },
-    "roundStart" => Phase::AwaitingRoundStart { .. } =
-        Phase::AwaitingRoundStart { content: Vec::new(), until: None },
-    "retryAnswer" => Phase::AwaitingRetryAnswer { .. } =
-        Phase::AwaitingRetryAnswer { ask_ts: 0, content: Vec::new() },
+    "retryAnswer" => Phase::AwaitingRoundStart { retry: Some(Retry::Ask { .. }), .. } =
+        Phase::AwaitingRoundStart { content: Vec::new(), retry: Some(Retry::Ask { ts: 0 }) },
+    // NOTE: a round start waits for its retry's delay when it has a time (`until`).
+    "roundStart" => Phase::AwaitingRoundStart { .. } = Phase::AwaitingRoundStart { content: Vec::new(), retry: None },
     "mistakeAnswer" => Phase::AwaitingMistakeAnswer { .. } =
         Phase::AwaitingMistakeAnswer { ask_ts: 0, content: Vec::new() },
     "resumeAnswer" => Phase::AwaitingResumeAnswer { .. } =
@@ -153,8 +153,8 @@ fn stream(v: &mut dyn Visit, stream: &mut StreamPhase) {
             // NOTE: its deadline is not kept: a restored stream is sent again or failed.
             variant(v, "received", received);
         }
-        StreamPhase::RetryDelay { until } => v.number("until", until),
-        StreamPhase::RetryAsk { ask_ts } => v.number("askTs", ask_ts),
+        StreamPhase::Retry(Retry::Delay { until }) => v.number("until", until),
+        StreamPhase::Retry(Retry::Ask { ts }) => v.number("askTs", ts),
         StreamPhase::Ended => {}
         StreamPhase::FailedMidStream { failure } => {
             v.begin("failure");
@@ -230,13 +230,21 @@ fn phase(v: &mut dyn Visit, phase: &mut Phase) {
             v.number("id", id);
             v.blocks("content", content);
         }
-        Phase::AwaitingRoundStart { content, until } => {
-            v.blocks("content", content);
-            v.optional("until", until);
-        }
-        Phase::AwaitingRetryAnswer { ask_ts, content } | Phase::AwaitingMistakeAnswer { ask_ts, content } => {
+        Phase::AwaitingRoundStart { content, retry: Some(Retry::Ask { ts: ask_ts }) }
+        | Phase::AwaitingMistakeAnswer { ask_ts, content } => {
             v.number("askTs", ask_ts);
             v.blocks("content", content);
+        }
+        Phase::AwaitingRoundStart { content, retry } => {
+            v.blocks("content", content);
+            let mut until = None;
+            if let Some(Retry::Delay { until: at }) = retry {
+                until = Some(*at);
+            }
+            v.optional("until", &mut until);
+            if let Some(until) = until {
+                *retry = Some(Retry::Delay { until });
+            }
         }
         Phase::AwaitingResumeAnswer { ask_ts, content, since } => {
             v.number("askTs", ask_ts);
