@@ -145,11 +145,13 @@ impl Driver {
                 // NOTE: the glue's `list` gives the catalog, or "" when nothing changed.
                 let list = self.callback(|c| c.mcp_list.clone());
                 let result = list.map_or(Ok(JsValue::UNDEFINED), |list| call(&list, &JsValue::UNDEFINED));
-                let me = Rc::clone(self);
-                spawn(Box::pin(async move {
-                    let catalog = settle(result).await.ok().and_then(|v| v.as_string()).unwrap_or_default();
-                    me.handle(|m, now| m.handle_mcp_servers(now, id, &catalog));
-                }));
+                self.when_settled(
+                    result,
+                    Box::new(move |_, value, m, now| {
+                        let catalog = value.ok().and_then(|v| v.as_string()).unwrap_or_default();
+                        m.handle_mcp_servers(now, id, &catalog);
+                    }),
+                );
             }
             Effect::RunTool { id, name, params } => self.run_tool(id, name, params),
             Effect::CancelTool { id } => {
@@ -209,14 +211,17 @@ impl Driver {
             }
             return;
         }
-        let (ts, me) = (message.ts, Rc::clone(self));
-        spawn(Box::pin(async move {
-            let answer = match settle(result).await {
-                Ok(value) => answer_from_js(&value),
-                Err(_) => AskAnswer::button(AskResponse::No),
-            };
-            me.handle(|m, now| m.handle_ask_answer(now, ts, answer));
-        }));
+        let ts = message.ts;
+        self.when_settled(
+            result,
+            Box::new(move |_, value, m, now| {
+                let answer = match value {
+                    Ok(value) => answer_from_js(&value),
+                    Err(_) => AskAnswer::button(AskResponse::No),
+                };
+                m.handle_ask_answer(now, ts, answer);
+            }),
+        );
     }
 
     fn run_tool(self: &Rc<Self>, id: u64, name: String, params: Vec<(String, String)>) {
@@ -232,15 +237,17 @@ impl Driver {
         let _ = Reflect::set(&context, &"taskId".into(), &JsValue::from_str(&self.task_id));
         self.tools.borrow_mut().push((id, controller));
         let result = call_with(&execute, &JsValue::UNDEFINED, &params_to_js(&params), &context);
-        let me = Rc::clone(self);
-        spawn(Box::pin(async move {
-            let output = match settle(result).await {
-                Ok(value) => tool_output_from_js(&value),
-                Err(error) => ToolOutput::error(error_message(&error)),
-            };
-            me.tools.borrow_mut().retain(|(t, _)| *t != id);
-            me.handle(|m, now| m.handle_tool_done(now, id, output));
-        }));
+        self.when_settled(
+            result,
+            Box::new(move |me, value, m, now| {
+                let output = match value {
+                    Ok(value) => tool_output_from_js(&value),
+                    Err(error) => ToolOutput::error(error_message(&error)),
+                };
+                me.tools.borrow_mut().retain(|(t, _)| *t != id);
+                m.handle_tool_done(now, id, output);
+            }),
+        );
     }
 
     fn save_checkpoint(self: &Rc<Self>, id: u64, kind: CheckpointKind) {
@@ -252,11 +259,7 @@ impl Driver {
             Some(save) => call_with(&save, &JsValue::UNDEFINED, &JsValue::UNDEFINED, &JsValue::UNDEFINED),
             None => Ok(JsValue::UNDEFINED),
         };
-        let me = Rc::clone(self);
-        spawn(Box::pin(async move {
-            let ok = settle(result).await.is_ok();
-            me.handle(|m, now| m.handle_checkpoint_saved(now, id, ok));
-        }));
+        self.when_settled(result, Box::new(move |_, value, m, now| m.handle_checkpoint_saved(now, id, value.is_ok())));
     }
 
     fn run_hook(
@@ -287,10 +290,25 @@ impl Driver {
             }
             return;
         }
+        self.when_settled(
+            called,
+            Box::new(move |_, value, m, now| {
+                m.handle_hook_done(now, id, value.map(|v| hook_from_js(&v)).unwrap_or_default());
+            }),
+        );
+    }
+
+    /// Once `result` (a callback's return value, or its throw) settles, hands it to the
+    /// machine as `answer` says. One future for every callback the machine waits for.
+    fn when_settled(self: &Rc<Self>, result: Result<JsValue, JsValue>, answer: Answer) {
         let me = Rc::clone(self);
         spawn(Box::pin(async move {
-            let result = settle(called).await.map(|v| hook_from_js(&v)).unwrap_or_default();
-            me.handle(|m, now| m.handle_hook_done(now, id, result));
+            let value = settle(result).await;
+            let driver = Rc::clone(&me);
+            me.handle(move |m, now| answer(&driver, value, m, now));
         }));
     }
 }
+
+/// What a settled callback result becomes: an input of the machine (the driver at hand).
+type Answer = Box<dyn FnOnce(&Driver, Result<JsValue, JsValue>, &mut Machine, u64)>;
