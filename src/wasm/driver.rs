@@ -147,9 +147,9 @@ impl Driver {
                 let result = list.map_or(Ok(JsValue::UNDEFINED), |list| call(&list, &JsValue::UNDEFINED));
                 self.when_settled(
                     result,
-                    Box::new(move |_, value, m, now| {
+                    Box::new(move |me, value| {
                         let catalog = value.ok().and_then(|v| v.as_string()).unwrap_or_default();
-                        m.handle_mcp_servers(now, id, &catalog);
+                        me.handle(|m, now| m.handle_mcp_servers(now, id, &catalog));
                     }),
                 );
             }
@@ -214,12 +214,12 @@ impl Driver {
         let ts = message.ts;
         self.when_settled(
             result,
-            Box::new(move |_, value, m, now| {
+            Box::new(move |me, value| {
                 let answer = match value {
                     Ok(value) => answer_from_js(&value),
                     Err(_) => AskAnswer::button(AskResponse::No),
                 };
-                m.handle_ask_answer(now, ts, answer);
+                me.handle(|m, now| m.handle_ask_answer(now, ts, answer));
             }),
         );
     }
@@ -239,13 +239,13 @@ impl Driver {
         let result = call_with(&execute, &JsValue::UNDEFINED, &params_to_js(&params), &context);
         self.when_settled(
             result,
-            Box::new(move |me, value, m, now| {
+            Box::new(move |me, value| {
                 let output = match value {
                     Ok(value) => tool_output_from_js(&value),
                     Err(error) => ToolOutput::error(error_message(&error)),
                 };
                 me.tools.borrow_mut().retain(|(t, _)| *t != id);
-                m.handle_tool_done(now, id, output);
+                me.handle(|m, now| m.handle_tool_done(now, id, output));
             }),
         );
     }
@@ -259,7 +259,10 @@ impl Driver {
             Some(save) => call_with(&save, &JsValue::UNDEFINED, &JsValue::UNDEFINED, &JsValue::UNDEFINED),
             None => Ok(JsValue::UNDEFINED),
         };
-        self.when_settled(result, Box::new(move |_, value, m, now| m.handle_checkpoint_saved(now, id, value.is_ok())));
+        let answer = move |me: &Rc<Self>, value: Result<JsValue, JsValue>| {
+            me.handle(|m, now| m.handle_checkpoint_saved(now, id, value.is_ok()));
+        };
+        self.when_settled(result, Box::new(answer));
     }
 
     fn run_hook(
@@ -292,23 +295,21 @@ impl Driver {
         }
         self.when_settled(
             called,
-            Box::new(move |_, value, m, now| {
-                m.handle_hook_done(now, id, value.map(|v| hook_from_js(&v)).unwrap_or_default());
+            Box::new(move |me, value| {
+                let result = value.map(|v| hook_from_js(&v)).unwrap_or_default();
+                me.handle(|m, now| m.handle_hook_done(now, id, result));
             }),
         );
     }
 
-    /// Once `result` (a callback's return value, or its throw) settles, hands it to the
-    /// machine as `answer` says. One future for every callback the machine waits for.
+    /// Once `result` (a callback's return value, or its throw) settles, hands it to `answer`,
+    /// which reads it (user getters may run: the machine is not borrowed yet) and gives it to
+    /// the machine. One future for every callback the machine waits for.
     fn when_settled(self: &Rc<Self>, result: Result<JsValue, JsValue>, answer: Answer) {
         let me = Rc::clone(self);
-        spawn(Box::pin(async move {
-            let value = settle(result).await;
-            let driver = Rc::clone(&me);
-            me.handle(move |m, now| answer(&driver, value, m, now));
-        }));
+        spawn(Box::pin(async move { answer(&me, settle(result).await) }));
     }
 }
 
-/// What a settled callback result becomes: an input of the machine (the driver at hand).
-type Answer = Box<dyn FnOnce(&Driver, Result<JsValue, JsValue>, &mut Machine, u64)>;
+/// What a settled callback result becomes: an input of the machine.
+type Answer = Box<dyn FnOnce(&Rc<Driver>, Result<JsValue, JsValue>)>;
