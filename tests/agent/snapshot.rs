@@ -538,6 +538,16 @@ fn the_typescript_unions_are_the_cores_words() {
     assert_eq!(typescript_union("PersistReason"), PersistReason::ALL);
 }
 
+/// The one state word JavaScript writes itself: a browser `Task` made before the wasm has
+/// loaded has no machine to ask, and says the core's word for a task not started.
+#[test]
+fn a_task_made_before_the_wasm_loads_says_the_cores_idle_word() {
+    let browser = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/js/browser.js")).unwrap();
+    let getter = browser.lines().find(|l| l.contains("get state()")).expect("browser.js has a state getter");
+    let idle = clew::agent::TaskState::Idle.as_str();
+    assert!(getter.contains(&format!(": \"{idle}\"")), "{getter}");
+}
+
 #[test]
 fn a_task_restored_while_a_tool_ran_during_its_reply_ends_the_reply_at_that_call() {
     let config = TaskConfig { auto_approve: clew::agent::AutoApprove { read_only: true, all: false }, ..config() };
