@@ -4,10 +4,20 @@
 //! would hand a number or an object straight to code that expects a string or bytes.
 
 use js_sys::{ArrayBuffer, Uint8Array};
+use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::{JsCast, JsValue};
 
 use super::error::{type_error, Code};
 use crate::core::stream::Format;
+
+#[wasm_bindgen]
+extern "C" {
+    /// `array`'s bytes written over `slice` (`Uint8Array.prototype.set` on a view of it):
+    /// js-sys's `copy_to` without its length assertion, whose panic message brings about
+    /// 500 B of formatting code. The slice is made as long as the array first.
+    #[wasm_bindgen(js_namespace = Uint8Array, js_name = "prototype.set.call")]
+    fn copy_into(slice: &mut [u8], array: &Uint8Array);
+}
 
 /// What a value is, for an error message (`typeof`, which no value can make throw).
 fn kind(value: &JsValue) -> String {
@@ -47,7 +57,7 @@ pub(crate) fn bytes(value: &JsValue, what: &str, buffer: &mut Vec<u8>) -> Result
     // NOTE: the buffer is reused from call to call, so only the bytes past its old length
     // are zeroed (at opt-level "z" that runs byte by byte); `copy_to` overwrites them all.
     buffer.resize(array.length() as usize, 0);
-    array.copy_to(buffer);
+    copy_into(buffer, array);
     Ok(())
 }
 

@@ -17,13 +17,18 @@ thread_local! {
     static REFERENCE_TOOLS: Rc<ToolSet> = Rc::new(ToolSet::reference());
 }
 
+/// The shared reference set (`try_with`: see `js_call::swallow`).
+fn reference_tools() -> Rc<ToolSet> {
+    REFERENCE_TOOLS.try_with(Rc::clone).unwrap_or_else(|_| Rc::new(ToolSet::reference()))
+}
+
 const TOOL_SET_SHAPE: &str = "tools must be { tools: string[], params: string[] }";
 
 /// The tool set named by an optional `ToolSetSpec` argument, read through JSON (no getter
 /// of the user's object runs inside wasm).
 fn tool_set(spec: Option<ToolSetSpecJs>) -> Result<Rc<ToolSet>, JsValue> {
     let Some(spec) = spec.map(JsValue::from).filter(|value| !value.is_undefined() && !value.is_null()) else {
-        return Ok(REFERENCE_TOOLS.with(Rc::clone));
+        return Ok(reference_tools());
     };
     let bad = |why: &str| type_error(Code::InvalidArgument, &format!("{TOOL_SET_SHAPE}: {why}"));
     let json = super::json_js::from_js(&spec).map_err(|e| bad(&e))?;
@@ -58,7 +63,7 @@ pub fn parse_assistant_message(
         blocks_to_js(raw.iter().map(|block| BlockRef::new(block, &text, tools)))
     };
     match tools {
-        None => Ok(REFERENCE_TOOLS.with(|tools| parse(tools))),
+        None => Ok(parse(&reference_tools())),
         spec => Ok(parse(&*tool_set(spec)?)),
     }
 }

@@ -179,10 +179,13 @@ impl Task {
         callbacks: task_options::Callbacks,
         model: crate::core::request::ModelSettings,
     ) -> Self {
-        let id = NEXT_TASK.with(|n| {
-            n.set(n.get() + 1);
-            n.get()
-        });
+        // NOTE: `try_with`: see `js_call::swallow`.
+        let id = NEXT_TASK
+            .try_with(|n| {
+                n.set(n.get() + 1);
+                n.get()
+            })
+            .unwrap_or_default();
         let driver = Driver::new(machine, callbacks, model, format!("task-{id}"));
         driver.install_describer();
         Self { driver }

@@ -362,11 +362,11 @@ pub fn block_texts(blocks: &[ContentBlock]) -> Vec<String> {
         .flat_map(|b| match b {
             ContentBlock::Text { text, .. } => vec![text.clone()],
             ContentBlock::ToolResult { content, .. } => block_texts(&content.blocks()),
-            ContentBlock::ToolUse { name, input, .. } => vec![format!("tool_use {name} {input}")],
+            ContentBlock::ToolUse { name, input, .. } => vec![format!("tool_use {name} {}", input.to_string())],
             ContentBlock::Image { .. } => vec!["[image]".into()],
             ContentBlock::Thinking { thinking, .. } => vec![format!("thinking {thinking}")],
             ContentBlock::RedactedThinking { .. } => vec!["[redacted]".into()],
-            ContentBlock::Item { item, .. } => vec![format!("item {item}")],
+            ContentBlock::Item { item, .. } => vec![format!("item {}", item.to_string())],
         })
         .collect()
 }

@@ -45,9 +45,89 @@ pub fn contains(hay: &str, needle: &str) -> bool {
     find(hay, needle).is_some()
 }
 
+/// `text` without the chars at its end for which `drop` holds: `str::trim_end_matches` with a
+/// function pointer, so that every caller shares one copy of the code (each closure or char
+/// pattern makes a copy of the standard library's).
+///
+/// ```
+/// assert_eq!(clew_base::text::trim_end_by("a,b,,", |c| c == ','), "a,b");
+/// ```
+pub fn trim_end_by(text: &str, drop: fn(char) -> bool) -> &str {
+    let mut end = text.len();
+    for (at, c) in text.char_indices().rev() {
+        if !drop(c) {
+            break;
+        }
+        end = at;
+    }
+    text.get(..end).unwrap_or(text)
+}
+
+/// `text` without the chars at either end for which `drop` holds (`str::trim_matches` with
+/// a function pointer).
+///
+/// ```
+/// assert_eq!(clew_base::text::trim_by("  a b ", |c| c == ' '), "a b");
+/// ```
+pub fn trim_by(text: &str, drop: fn(char) -> bool) -> &str {
+    let text = trim_end_by(text, drop);
+    let start = text.char_indices().find(|&(_, c)| !drop(c)).map_or(text.len(), |(at, _)| at);
+    text.get(start..).unwrap_or(text)
+}
+
+/// The number written by `text`, one or more ASCII digits and nothing else (no sign, no
+/// space), or `None` (also when it passes `u64::MAX`): what the wire formats call a decimal
+/// count, without the standard library's integer parsers (about 400 B of wasm each).
+///
+/// ```
+/// assert_eq!(clew_base::text::digits("3000"), Some(3000));
+/// assert_eq!(clew_base::text::digits("+1"), None);
+/// assert_eq!(clew_base::text::digits("18446744073709551616"), None);
+/// ```
+pub fn digits(text: &str) -> Option<u64> {
+    if text.is_empty() {
+        return None;
+    }
+    text.bytes().try_fold(0u64, |n, b| match b {
+        b'0'..=b'9' => n.checked_mul(10)?.checked_add(u64::from(b - b'0')),
+        _ => None,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn trim_by_and_trim_end_by_match_the_standard_librarys_trims() {
+        let space = |c: char| c == ' ' || c == '\u{a0}';
+        for text in ["", " ", "  ", "a", " a ", "\u{a0}é b\u{a0} ", "é", " 🦀 🦀  "] {
+            assert_eq!(trim_end_by(text, space), text.trim_end_matches(space), "{text:?}");
+            assert_eq!(trim_by(text, space), text.trim_matches(space), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn digits_reads_what_u64_parses_without_a_sign() {
+        for text in [
+            "0",
+            "7",
+            "0042",
+            "3000",
+            "18446744073709551615",
+            "18446744073709551616",
+            "",
+            "+1",
+            "-1",
+            " 1",
+            "1 ",
+            "1a",
+            "\u{661}",
+        ] {
+            let expected = text.parse::<u64>().ok().filter(|_| !text.starts_with('+'));
+            assert_eq!(digits(text), expected, "{text:?}");
+        }
+    }
 
     #[test]
     fn byte_searches_find_what_char_searches_find() {

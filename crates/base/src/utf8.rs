@@ -77,6 +77,15 @@ impl Utf8Stitcher {
     }
 }
 
+/// `bytes` as text, each invalid sequence replaced by U+FFFD as `String::from_utf8_lossy`
+/// does (its code, about 1 KB of wasm, is left out of the build by using the stitcher's).
+pub fn lossy(bytes: &[u8]) -> String {
+    let (mut utf8, mut out) = (Utf8Stitcher::default(), String::new());
+    utf8.decode(bytes, &mut out);
+    utf8.finish(&mut out);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -104,6 +113,21 @@ mod tests {
         let expected = String::from_utf8_lossy(bytes);
         for cut in 0..=bytes.len() {
             assert_eq!(decode_in_pieces(bytes, cut), expected, "cut at {cut}");
+        }
+    }
+
+    #[test]
+    fn lossy_matches_the_standard_librarys_lossy_decoding() {
+        let cases: [&[u8]; 6] = [
+            b"",
+            b"plain",
+            "a \u{e9} \u{1f980}".as_bytes(),
+            b"\xFF\xFE",
+            b"a\xF0\x9F\xA6",
+            b"\xE0\x80c\xED\xA0\x80\xF4\x90\x80\x80d\xC3",
+        ];
+        for bytes in cases {
+            assert_eq!(lossy(bytes), String::from_utf8_lossy(bytes), "{bytes:?}");
         }
     }
 

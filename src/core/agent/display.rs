@@ -2,7 +2,7 @@
 //! and tool parameters without a half-written closing tag (AGENT-LOOP §8.2, §10.2).
 
 use crate::core::parser::is_js_whitespace;
-use crate::core::text::{contains, find, find_byte, rfind_byte};
+use crate::core::text::{contains, find, find_byte, rfind_byte, trim_by, trim_end_by};
 
 const PAIRED_TAGS: [&str; 3] = ["thinking", "think", "function_calls"];
 
@@ -74,11 +74,11 @@ fn cut_partial_tag(text: String) -> String {
         return text;
     }
     let name = tail.strip_prefix("</").or_else(|| tail.strip_prefix('<')).unwrap_or(tail);
-    let name = name.trim_matches(is_js_whitespace);
+    let name = trim_by(name, is_js_whitespace);
     let bare = tail == "<" || tail == "</";
     let word = !name.is_empty() && name.chars().all(|c| c.is_ascii_alphabetic() || c == '_');
     if bare || word {
-        text.get(..at).unwrap_or_default().trim_matches(is_js_whitespace).to_owned()
+        trim_by(text.get(..at).unwrap_or_default(), is_js_whitespace).to_owned()
     } else {
         text
     }
@@ -86,9 +86,8 @@ fn cut_partial_tag(text: String) -> String {
 
 /// Removes "```" followed by one or more of `[A-Za-z0-9_-]` at the (trimmed) end.
 fn strip_fence_opener(text: &mut String) {
-    let trimmed = text.trim_end_matches(is_js_whitespace);
-    let word =
-        trimmed.len() - trimmed.trim_end_matches(|c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-').len();
+    let trimmed = trim_end_by(text, is_js_whitespace);
+    let word = trimmed.len() - trim_end_by(trimmed, |c| c.is_ascii_alphanumeric() || c == '_' || c == '-').len();
     if word == 0 {
         return;
     }

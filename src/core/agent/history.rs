@@ -138,7 +138,7 @@ fn pair_tool_calls(messages: &mut [Message]) -> Vec<usize> {
                 ContentBlock::ToolUse { id, name, input, .. }
                     if message.role != Role::Assistant || !answered.contains_key(id.as_bytes()) =>
                 {
-                    format!("[called {name} with {input}]")
+                    format!("[called {name} with {}]", input.to_string())
                 }
                 ContentBlock::ToolResult { tool_use_id, content, .. }
                     if message.role != Role::User || !asked.contains_key(tool_use_id.as_bytes()) =>

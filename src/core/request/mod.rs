@@ -166,5 +166,5 @@ pub fn build_request(format: Format, request: &ModelRequest) -> HttpRequest {
 /// Sets `key` on a JSON object (a no-op on anything else, which never happens here).
 fn join_url(base: Option<&str>, default: &str, path: &str) -> String {
     let base = base.map(str::trim).filter(|b| !b.is_empty()).unwrap_or(default);
-    format!("{}{path}", base.trim_end_matches('/'))
+    format!("{}{path}", crate::core::text::trim_end_by(base, |c| c == '/'))
 }

@@ -106,7 +106,7 @@ impl Number {
             return Some(Self(if whole == 0 { "0".into() } else { format!("{sign}{whole}") }));
         }
         let digits = format!("{fraction:012}");
-        Some(Self(format!("{sign}{whole}.{}", digits.trim_end_matches('0'))))
+        Some(Self(format!("{sign}{whole}.{}", crate::text::trim_end_by(&digits, |c| c == '0'))))
     }
 }
 

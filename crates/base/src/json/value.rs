@@ -137,14 +137,15 @@ impl Json {
     pub fn write(&self, out: &mut String) {
         write_value(self, out);
     }
-}
 
-/// Compact JSON text, as `JSON.stringify` writes it.
-impl std::fmt::Display for Json {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+    /// This value's compact JSON text, as `JSON.stringify` writes it. NOTE: a method, not
+    /// `Display`: through `ToString` each text was written twice and went through the
+    /// formatting machinery (one copy of it in the wasm for each caller's crate).
+    #[allow(clippy::inherent_to_string)]
+    pub fn to_string(&self) -> String {
         let mut out = String::new();
         self.write(&mut out);
-        f.write_str(&out)
+        out
     }
 }
 

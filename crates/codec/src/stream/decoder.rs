@@ -298,7 +298,7 @@ impl StreamDecoder {
     }
 
     fn not_a_stream(&self) -> StreamError {
-        let body = String::from_utf8_lossy(&self.head);
+        let body = clew_base::utf8::lossy(&self.head);
         match error_in_json(&body) {
             Some(ErrorBody { kind, message }) => StreamError::Provider {
                 kind: kind.unwrap_or_else(|| "error".into()),

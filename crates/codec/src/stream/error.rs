@@ -208,7 +208,7 @@ pub(crate) fn error_in_json(body: &str) -> Option<ErrorBody> {
 fn parse_retry_after(value: &str, now_ms: Option<f64>) -> Option<u64> {
     let value = value.trim();
     // delta-seconds is a non-negative integer (RFC 9110 §10.2.3).
-    if let Ok(seconds) = value.parse::<u64>() {
+    if let Some(seconds) = clew_base::text::digits(value) {
         return Some(seconds.saturating_mul(1000));
     }
     let at_ms = http_date_ms(value)?;
@@ -216,20 +216,24 @@ fn parse_retry_after(value: &str, now_ms: Option<f64>) -> Option<u64> {
     Some((at_ms - now).max(0.0).round() as u64)
 }
 
+/// A date part's number: ASCII digits only.
+fn number(text: &str) -> Option<i64> {
+    clew_base::text::digits(text).and_then(|n| i64::try_from(n).ok())
+}
+
 /// Parses `Sun, 06 Nov 1994 08:49:37 GMT` into Unix milliseconds (years 1970 to 9999).
 fn http_date_ms(value: &str) -> Option<f64> {
     let mut parts = value.split_whitespace().skip(1);
-    let day: i64 = parts.next()?.parse().ok().filter(|d| (1..=31).contains(d))?;
+    let day = number(parts.next()?).filter(|d| (1..=31).contains(d))?;
     let month_name = parts.next()?;
     let month = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
         .iter()
         .position(|m| *m == month_name)? as i64
         + 1;
-    let year: i64 = parts.next()?.parse().ok().filter(|y| (1970..=9999).contains(y))?;
+    let year = number(parts.next()?).filter(|y| (1970..=9999).contains(y))?;
     // NOTE: a closure, not the char ':': the char searcher costs about 1 KB of wasm.
     #[allow(clippy::manual_pattern_char_comparison)]
-    let mut clock =
-        parts.next()?.split(|c: char| c == ':').map(|p| p.parse::<i64>().ok().filter(|n| (0..=60).contains(n)));
+    let mut clock = parts.next()?.split(|c: char| c == ':').map(|p| number(p).filter(|n| (0..=60).contains(n)));
     let (h, m, s) = (clock.next()??, clock.next()??, clock.next()??);
     // Days from the civil date (proleptic Gregorian), after Howard Hinnant's algorithm.
     let y = if month <= 2 { year - 1 } else { year };

@@ -129,7 +129,7 @@ mod tests {
         let mut splitter = LineSplitter::new(1 << 20);
         let mut lines = Vec::new();
         let mut collect = |line: &[u8]| -> Result<(), LineTooLong> {
-            lines.push(String::from_utf8_lossy(line).into_owned());
+            lines.push(clew_base::utf8::lossy(line));
             Ok(())
         };
         for chunk in chunks {

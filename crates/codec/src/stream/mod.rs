@@ -38,7 +38,7 @@ const PREVIEW_CHARS: usize = 240;
 /// `bytes` as text for an error message: decoded lossily and cut to a sane length.
 pub(crate) fn preview(bytes: &[u8]) -> String {
     let cut = bytes.get(..PREVIEW_CHARS * 4).unwrap_or(bytes);
-    let text = String::from_utf8_lossy(cut);
+    let text = clew_base::utf8::lossy(cut);
     let mut chars = text.chars();
     let mut out: String = chars.by_ref().take(PREVIEW_CHARS).collect();
     if chars.next().is_some() || cut.len() < bytes.len() {

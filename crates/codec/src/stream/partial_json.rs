@@ -10,6 +10,7 @@
 
 use crate::hash::StrMap;
 use crate::json::Reader;
+use crate::text::trim_end_by;
 
 use memchr::memchr2;
 
@@ -294,7 +295,7 @@ impl PartialJsonObject {
             ',' | '}' if self.depth == 0 => {
                 let end = self.pos - 1;
                 let text =
-                    self.raw.get(self.value_start..end).unwrap_or_default().trim_end_matches(is_json_space).to_owned();
+                    trim_end_by(self.raw.get(self.value_start..end).unwrap_or_default(), is_json_space).to_owned();
                 let mut reader = Reader::new(&text);
                 let mut compact = String::with_capacity(text.len());
                 match reader.compact_value(&mut compact).and_then(|()| reader.end()) {

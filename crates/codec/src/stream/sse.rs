@@ -157,7 +157,7 @@ impl FieldState {
                 self.id.push_str(value);
             }
             "retry" if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) => {
-                self.retry = value.parse().ok();
+                self.retry = clew_base::text::digits(value);
             }
             _ => {}
         }

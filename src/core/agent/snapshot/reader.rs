@@ -193,7 +193,7 @@ impl Visit for Reader<'_> {
 
     fn cost(&mut self, key: &str, value: &mut Option<f64>) {
         *value = self.string(key).and_then(|bits| {
-            let cost = bits.parse::<u64>().ok().map(f64::from_bits).filter(|c| c.is_finite() && *c >= 0.0);
+            let cost = crate::core::text::digits(&bits).map(f64::from_bits).filter(|c| c.is_finite() && *c >= 0.0);
             if cost.is_none() {
                 self.fail(key, "must be the bits of a cost, as decimal text");
             }

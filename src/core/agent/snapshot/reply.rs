@@ -92,7 +92,10 @@ pub(super) fn items(v: &mut dyn Visit, round: &mut Round) {
     if v.reading() {
         round.items.clear();
         for text in &texts {
-            let number = text.get(1..).and_then(|rest| rest.parse::<usize>().ok()).unwrap_or(usize::MAX);
+            let number = text
+                .get(1..)
+                .and_then(|rest| crate::core::text::digits(rest).and_then(|n| usize::try_from(n).ok()))
+                .unwrap_or(usize::MAX);
             round.items.push(match text.get(..1) {
                 Some("n") => Item::Native(number),
                 Some("p") => Item::Parsed(number),
