@@ -284,7 +284,7 @@ export function clew_options(options) {
     const json = JSON.stringify(copy(options, 0, 'options'));
     if (bad !== null) return { ok: false, error: 'they hold ' + bad };
     const servers = options.mcpServers;
-    return { ok: true, json: json ?? 'null', fns, mcp: Array.isArray(servers) && servers.length ? clew_mcp(servers, options.toolCalling === 'native') : undefined };
+    return { ok: true, json: json ?? 'null', fns, mcp: Array.isArray(servers) && servers.length ? clew_mcp(servers) : undefined };
   } catch (error) {
     return { ok: false, error: String(error && error.message || error) };
   }
@@ -296,19 +296,20 @@ export function clew_options(options) {
 // (or "clew/mcp-servers") has it in its bundle; otherwise the entries that can import it
 // from beside the package at run time (Node, browsers) said how (`clew_mcp_import`). The
 // workerd and edge entries cannot: there the application imports it. `list()` gives the
-// catalog's JSON (src/core/agent/mcp.rs `read_catalog`), or "" when nothing changed.
+// servers' listing as JSON (src/core/agent/mcp.rs `McpCatalog::read`), or "" when nothing
+// changed.
 const MCP_SERVERS = Symbol.for('clew.mcpServers');
 let mcpImport = () => Promise.resolve();
 export function clew_mcp_import(load) { mcpImport = () => load('./mcp-servers.js'); }
-function clew_mcp(servers, native) {
+function clew_mcp(servers) {
   let loaded, told = false;
   const load = () => loaded ??= (globalThis[MCP_SERVERS] ? Promise.resolve() : mcpImport()).then(() => {
     if (typeof globalThis[MCP_SERVERS] !== 'function') throw new Error('it is not in this bundle');
-    return globalThis[MCP_SERVERS](servers, native);
+    return globalThis[MCP_SERVERS](servers);
   });
   const run = (op) => (a, b) => load().then(
     (glue) => glue[op](a, b),
-    (e) => (e = 'the MCP support could not be loaded (' + String(e && e.message || e) + '); import "clew/mcp" once in the application', op !== 'list' ? { text: e, isError: true } : told ? '' : (told = true, JSON.stringify({ errors: [e] }))));
+    (e) => (e = 'the MCP support could not be loaded (' + String(e && e.message || e) + '); import "clew/mcp" once in the application', op !== 'list' ? { text: e, isError: true } : told ? '' : (told = true, JSON.stringify({ errors: [{ message: e }] }))));
   return { list: run('list'), call: run('call'), read: run('read') };
 }
 

@@ -1,6 +1,8 @@
-// options.mcpServers at work: lists each server's tools and resources for the task's catalog
-// (src/core/agent/mcp.rs `read_catalog`), notices when a server's tools change, and runs the
-// two reference tools, use_mcp_tool and access_mcp_resource, on the servers. Loaded on demand
+// options.mcpServers at work: lists each server's tools and resources as the servers give them
+// (the task makes its catalog of them: src/core/agent/mcp.rs `McpCatalog::read`), notices
+// when a server's tools change, and runs the two reference tools, use_mcp_tool and
+// access_mcp_resource, on the servers (the task checks their arguments, approves them and
+// times them: it aborts a call's signal when it gives up). Loaded on demand
 // (js/boundary.js `clew_mcp`), or by an application's `import "clew/mcp-servers"` (or
 // "clew/mcp"); it registers `mcpServers` under the global symbol `clew.mcpServers`. Every
 // call of a client is guarded: a client that throws, rejects, hangs or disconnects makes a
@@ -8,22 +10,20 @@
 
 /** How long a server may take to list its tools before the task goes on without it. */
 const LIST_TIMEOUT_MS = 10_000;
-/** How long a call may run when its server has no `timeoutMs` (the reference's default). */
-const CALL_TIMEOUT_MS = 60_000;
+/** The SDK's own request timeout for calls: the longest a timer can wait (the task times them). */
+const NO_SDK_TIMEOUT = 2_147_483_647;
 /** Most items read from one paginated listing. */
 const MOST_ITEMS = 10_000;
 const TOOLS_CHANGED = "notifications/tools/list_changed";
 
 /**
- * The glue for `servers` ([{ name, client, autoApprove?, timeoutMs? }], checked by the core)
- * in a task that calls tools natively (`native`) or as XML: `list()` (the catalog's JSON once
- * the servers whose tools changed are listed again, or "" when nothing changed; each failure
- * is reported once), `call(params, { signal })` and `read(params, { signal })`.
+ * The glue for `servers` ([{ name, client }], checked by the core): `list()` (the listing's
+ * JSON once the servers whose tools changed are listed again, or "" when nothing changed; each
+ * failure is reported once), `call(params, { signal })` and `read(params, { signal })`.
  */
-export function mcpServers(servers, native) {
-  const states = servers.map(({ name, client, autoApprove, timeoutMs }) => ({
-    name, client, autoApprove: Array.isArray(autoApprove) ? autoApprove : [], timeoutMs,
-    stale: true, connected: false, tools: [], resources: [], templates: [],
+export function mcpServers(servers) {
+  const states = servers.map(({ name, client }) => ({
+    name, client, stale: true, connected: false, tools: [], resources: [], templates: [],
   }));
   let listing = null;
   let failures = [];
@@ -49,16 +49,9 @@ export function mcpServers(servers, native) {
   }
 
   function catalog() {
-    const listed = states.filter((s) => s.connected);
     const text = JSON.stringify({
-      prompt: promptOf(listed, native),
-      resources: listed.some((s) => s.resources.length + s.templates.length > 0),
-      definitions: native ? listed.flatMap((s) => s.tools.map((t) => ({ name: `${s.name}0mcp0${t.name}`, description: t.description, inputSchema: t.inputSchema }))) : [],
-      servers: listed.map((s) => ({
-        name: s.name,
-        tools: s.tools.map((t) => ({ name: t.name, required: t.required, readOnly: t.readOnly, autoApprove: s.autoApprove.includes(t.name) })),
-      })),
-      errors: failures.map((f) => `The MCP server "${f.name}" is left out: ${f.message}`),
+      servers: states.filter((s) => s.connected).map(({ name, tools, resources, templates }) => ({ name, tools, resources, templates })),
+      errors: failures.map((f) => ({ server: f.name, message: f.message })),
     });
     failures = [];
     changed = false;
@@ -70,14 +63,14 @@ export function mcpServers(servers, native) {
     if (!state) return { text: `no connected MCP server is named '${params.server_name}'`, isError: true };
     let args;
     try { args = JSON.parse(params.arguments || "{}"); } catch (error) { return { text: `the arguments are not valid JSON: ${messageOf(error)}`, isError: true }; }
-    return timed(state, context, (signal) => state.client.callTool({ name: params.tool_name, arguments: args }, undefined, options(state, signal)).then(toolResult));
+    return state.client.callTool({ name: params.tool_name, arguments: args }, undefined, options(context)).then(toolResult);
   }
 
   async function read(params, context) {
     const state = await serverOf(params.server_name);
     if (!state) return { text: `no connected MCP server is named '${params.server_name}'`, isError: true };
     if (typeof state.client.readResource !== "function") return { text: `the MCP server '${state.name}' cannot read resources`, isError: true };
-    return timed(state, context, (signal) => state.client.readResource({ uri: params.uri }, options(state, signal)).then(resourceResult));
+    return state.client.readResource({ uri: params.uri }, options(context)).then(resourceResult);
   }
 
   function list() {
@@ -137,88 +130,28 @@ function watch(client, state) {
   states.add(new WeakRef(state));
 }
 
-/** The request options of a call: its signal, and the server's timeout for the SDK's own. */
-function options(state, signal) {
-  const timeout = state.timeoutMs || CALL_TIMEOUT_MS;
-  return { signal, timeout, maxTotalTimeout: timeout };
+/** The request options of a call: the task's signal (the SDK tells the server to cancel when it aborts). */
+function options(context) {
+  return { signal: context && context.signal, timeout: NO_SDK_TIMEOUT, maxTotalTimeout: NO_SDK_TIMEOUT };
 }
 
 /**
- * Runs `work(signal)` for at most the server's `timeoutMs`: the signal aborts when the task's
- * does (abort, the task's end) or the time is up, so the client tells the server to cancel;
- * the time up is an error result.
- */
-async function timed(state, context, work) {
-  const ms = state.timeoutMs || CALL_TIMEOUT_MS;
-  const controller = new AbortController();
-  const outer = context && context.signal;
-  const cancel = () => controller.abort(outer.reason);
-  if (outer) { if (outer.aborted) cancel(); else outer.addEventListener("abort", cancel, { once: true }); }
-  let timer;
-  const late = new Promise((resolve) => {
-    timer = setTimeout(() => {
-      controller.abort(new Error("timed out"));
-      resolve({ text: `the MCP server '${state.name}' did not answer within ${ms} ms; the call was cancelled`, isError: true });
-    }, ms);
-  });
-  try {
-    return await Promise.race([work(controller.signal), late]);
-  } finally {
-    clearTimeout(timer);
-    if (outer) outer.removeEventListener("abort", cancel);
-  }
-}
-
-/** The system prompt's section on the connected servers: their tools with their input schemas, their resources. */
-function promptOf(servers, native) {
-  if (!servers.length) return "";
-  let out = "\n# MCP servers\n\nThese MCP (Model Context Protocol) servers are connected; they give you more tools and resources. "
-    + (native ? "Each of their tools is one of your tools, named <server>0mcp0<tool>; read a resource with access_mcp_resource.\n"
-      : "Call a server's tool with use_mcp_tool (its arguments as a JSON object that follows the tool's input schema) and read a resource with access_mcp_resource.\n");
-  for (const state of servers) {
-    out += `\n## ${state.name}\n`;
-    if (state.tools.length) {
-      out += "\n### Tools\n";
-      for (const tool of state.tools) out += `- ${tool.name}: ${tool.description}\n    Input schema: ${JSON.stringify(tool.inputSchema)}\n`;
-    }
-    for (const [items, title, key] of [[state.resources, "Resources", "uri"], [state.templates, "Resource templates", "uriTemplate"]]) {
-      if (!items.length) continue;
-      out += `\n### ${title}\n`;
-      for (const item of items) out += `- ${item[key]}${item.name ? ` (${item.name})` : ""}: ${item.description}\n`;
-    }
-  }
-  return out;
-}
-
-/**
- * Lists a server's tools, resources and resource templates (the last two when it has them).
- * A tool that requires MCP's task-based execution (`execution.taskSupport: "required"`) is
- * left out: callTool cannot run it (the SDK's client refuses it), so it is not offered.
+ * Lists a server's tools, resources and resource templates (the last two when it has them),
+ * as the server gives them: the task reads them (and leaves out what it cannot offer).
  */
 async function listServer(state) {
   const client = state.client;
   if (!client || typeof client.listTools !== "function") throw new TypeError("its client has no listTools method");
-  const callable = (t) => t && typeof t.name === "string" && !(t.execution && t.execution.taskSupport === "required");
-  state.tools = (await paged(client, "listTools", "tools")).filter(callable).map((tool) => ({
-    name: tool.name,
-    description: typeof tool.description === "string" ? tool.description : (tool.title ?? ""),
-    inputSchema: tool.inputSchema && typeof tool.inputSchema === "object" ? tool.inputSchema : { type: "object" },
-    required: Array.isArray(tool.inputSchema && tool.inputSchema.required) ? tool.inputSchema.required.filter((r) => typeof r === "string") : [],
-    readOnly: !!(tool.annotations && tool.annotations.readOnlyHint === true),
-  }));
+  state.tools = await paged(client, "listTools", "tools");
   let capabilities;
   try { capabilities = typeof client.getServerCapabilities === "function" ? client.getServerCapabilities() : undefined; } catch {}
   const offers = (method) => typeof client[method] === "function" && (capabilities === undefined || !!capabilities.resources);
   // NOTE: resources are optional: a server that fails to list them still gives its tools.
   state.resources = offers("listResources")
-    ? await paged(client, "listResources", "resources").then((items) => items.filter((r) => r && typeof r.uri === "string").map((r) => ({
-      uri: r.uri, name: String(r.name ?? ""), description: String(r.description ?? r.mimeType ?? ""),
-    })), () => [])
+    ? await paged(client, "listResources", "resources").catch(() => [])
     : [];
   state.templates = offers("listResourceTemplates")
-    ? await paged(client, "listResourceTemplates", "resourceTemplates").then((items) => items.filter((r) => r && typeof r.uriTemplate === "string").map((r) => ({
-      uriTemplate: r.uriTemplate, name: String(r.name ?? ""), description: String(r.description ?? r.mimeType ?? ""),
-    })), () => [])
+    ? await paged(client, "listResourceTemplates", "resourceTemplates").catch(() => [])
     : [];
 }
 

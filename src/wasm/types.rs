@@ -339,9 +339,10 @@ export interface TaskSnapshotChanges extends TaskSnapshot {
 /** A history message, as `task.history` gives it. */
 export type HistoryMessage = { role: "user" | "assistant"; content: string | ContentBlock[] };
 
-/** What a task waits for. */
+/** What a task waits for ("listing": its MCP servers are listed before the round's request). */
 export type TaskState =
-  | "idle" | "stream" | "answer" | "tool" | "hook" | "checkpoint" | "retryDelay" | "presenting" | "finished";
+  | "idle" | "stream" | "answer" | "tool" | "hook" | "checkpoint" | "retryDelay" | "presenting" | "finished"
+  | "listing";
 
 /** How a task ended; `error` is a `ClewTaskError` with a stable `code`. */
 export type TaskOutcome =

@@ -95,6 +95,8 @@ pub struct Harness {
     /// The MCP catalog the next listing answers (taken: later listings answer "", nothing
     /// changed, until a test sets it again).
     pub mcp_catalog: Option<String>,
+    /// The listings after that one, in order (then "").
+    pub later_listings: VecDeque<String>,
 }
 
 /// A `pause` that stops at the task's `stop_at`-th waiting point with no stream open (a
@@ -143,6 +145,7 @@ impl Harness {
             tool_calls: Vec::new(),
             pause: None,
             mcp_catalog: None,
+            later_listings: Default::default(),
         }
     }
 
@@ -273,7 +276,8 @@ impl Harness {
                     }
                 }
                 Effect::ListMcpServers { id } => {
-                    let catalog = self.mcp_catalog.take().unwrap_or_default();
+                    let catalog = self.mcp_catalog.take().or_else(|| self.later_listings.pop_front());
+                    let catalog = catalog.unwrap_or_default();
                     self.queue.push_back(Event::Mcp(id, catalog));
                 }
                 Effect::WakeAt(at) => self.wake = at,

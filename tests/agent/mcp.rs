@@ -4,37 +4,36 @@
 
 use crate::harness::*;
 use clew::agent::{
-    AskAnswer, AskResponse, Effect, MessageKind, SayKind, Task, TaskConfig, ToolCalling, ToolOutput, ToolSpec,
+    AskAnswer, AskResponse, Effect, McpServerSettings, MessageKind, SayKind, Task, TaskConfig, ToolCalling, ToolOutput,
+    ToolSpec,
 };
 use clew::conversation::{Content, ContentBlock};
 use serde_json::json;
 
-/// A catalog with the server `notes` (a read-only `lookup`, a `write_note`, an
-/// auto-approved `ping`) and a failed server `broken`, as the host writes it.
+/// The listing of the server `notes` (a read-only `lookup`, a `write_note`, a `ping` its
+/// options auto-approve, a resource) and a failed server `broken`, as the host gives it.
 fn catalog() -> String {
     let lookup_schema = json!({"type": "object", "properties": {"key": {"type": "string"}}, "required": ["key"]});
     json!({
-        "prompt": "\n# MCP servers\n\n## notes\n\n### Tools\n- lookup: Look a key up\n",
-        "resources": true,
-        "definitions": [
-            {"name": "notes0mcp0lookup", "description": "Look a key up", "inputSchema": lookup_schema},
-            {"name": "notes0mcp0write_note", "description": "Write a note", "inputSchema": {"type": "object"}}
-        ],
         "servers": [{
             "name": "notes",
             "tools": [
-                {"name": "lookup", "required": ["key"], "readOnly": true},
-                {"name": "write_note", "required": ["text"]},
-                {"name": "ping", "autoApprove": true}
-            ]
+                {"name": "lookup", "description": "Look a key up", "inputSchema": lookup_schema, "annotations": {"readOnlyHint": true}},
+                {"name": "write_note", "description": "Write a note", "inputSchema": {"type": "object", "required": ["text"]}},
+                {"name": "ping", "title": "Ping", "inputSchema": {"type": "object"}}
+            ],
+            "resources": [{"uri": "notes://all", "name": "all", "description": "Every note"}],
+            "templates": []
         }],
-        "errors": ["The MCP server \"broken\" is left out: it did not list its tools within 10 s"]
+        "errors": [{"server": "broken", "message": "it did not list its tools within 10 s"}]
     })
     .to_string()
 }
 
 fn mcp_config() -> TaskConfig {
-    TaskConfig { mcp_configured: true, ..config() }
+    let notes = McpServerSettings { name: "notes".into(), auto_approve: vec!["ping".into()], timeout_ms: None };
+    let broken = McpServerSettings { name: "broken".into(), ..McpServerSettings::default() };
+    TaskConfig { mcp_servers: vec![notes, broken], ..config() }
 }
 
 fn harness(config: TaskConfig, replies: Vec<Reply>) -> Harness {
@@ -78,7 +77,7 @@ fn a_server_that_fails_to_list_is_reported_by_name_and_left_out() {
 #[test]
 fn without_a_connected_server_the_mcp_tools_are_not_known() {
     let mut h = Harness::new(mcp_config(), vec![text(&[&call("lookup", "{}")]), completion("ok")]);
-    h.mcp_catalog = Some(json!({"servers": [], "errors": ["The MCP server \"notes\" is left out: down"]}).to_string());
+    h.mcp_catalog = Some(json!({"servers": [], "errors": [{"server": "notes", "message": "down"}]}).to_string());
     h.start("t");
     assert!(!h.requests[0].system.contains("use_mcp_tool"));
     assert!(h.tool_calls.is_empty());
@@ -244,13 +243,10 @@ fn native_mode_sends_each_server_tool_as_server0mcp0tool_and_runs_it_as_use_mcp_
 fn a_new_catalog_after_a_tool_list_change_reaches_the_next_request() {
     let config = TaskConfig { yolo: true, ..mcp_config() };
     let mut h = harness(config, vec![text(&[&call("write_note", r#"{"text":"a"}"#)]), completion("ok")]);
-    h.tool = Box::new(|_, _| None);
-    h.start("t");
+    h.tool = Box::new(|_, _| Some(ToolOutput::text("saved")));
     // NOTE: the server said its tools changed while the call ran.
-    h.mcp_catalog = Some(catalog().replace("Look a key up", "Find a key"));
-    let id = h.running_tools[0];
-    h.task.handle_tool_done(h.now, id, ToolOutput::text("saved"));
-    h.run();
+    h.later_listings.push_back(catalog().replace("Look a key up", "Find a key"));
+    h.start("t");
     assert!(h.requests[0].system.contains("Look a key up"));
     assert!(h.requests[1].system.contains("Find a key"), "{}", h.requests[1].system);
     assert_eq!(h.effects.iter().filter(|e| matches!(e, Effect::ListMcpServers { .. })).count(), 2);
@@ -298,7 +294,7 @@ fn the_options_refuse_a_user_tool_named_like_an_mcp_tool_beside_servers() {
     assert_eq!(error, "options.tools[0].name names a tool of the MCP servers");
     let without = json!({"model": {"format": "chunks"}, "mcpServers": [], "tools": [{"name": "use_mcp_tool", "execute": {"$fn": 0}}]});
     let without = clew::json::Json::parse(&without.to_string()).unwrap();
-    assert!(!clew::agent::TaskOptions::from_json(&without, 1).unwrap().config.mcp_configured);
+    assert!(clew::agent::TaskOptions::from_json(&without, 1).unwrap().config.mcp_servers.is_empty());
 }
 
 #[test]
@@ -328,7 +324,11 @@ fn the_options_check_each_mcp_server() {
     }
     let fine = json!({"model": model, "mcpServers": [{"name": "gh-1_a", "client": true, "autoApprove": ["t"], "timeoutMs": 5}]});
     let fine = clew::json::Json::parse(&fine.to_string()).unwrap();
-    assert!(clew::agent::TaskOptions::from_json(&fine, 1).unwrap().config.mcp_configured);
+    let settings = clew::agent::TaskOptions::from_json(&fine, 1).unwrap().config.mcp_servers;
+    assert_eq!(
+        settings,
+        vec![McpServerSettings { name: "gh-1_a".into(), auto_approve: vec!["t".into()], timeout_ms: Some(5) }]
+    );
 }
 
 #[test]
@@ -336,7 +336,13 @@ fn native_mode_offers_access_mcp_resource_only_when_a_server_has_resources() {
     for resources in [true, false] {
         let config = TaskConfig { tool_calling: ToolCalling::Native, ..mcp_config() };
         let mut h = Harness::new(config, vec![completion("ok")]);
-        h.mcp_catalog = Some(catalog().replace("\"resources\":true", &format!("\"resources\":{resources}")));
+        let listing = if resources {
+            catalog()
+        } else {
+            catalog().replace(r#"{"description":"Every note","name":"all","uri":"notes://all"}"#, "")
+        };
+        assert_eq!(listing == catalog(), resources);
+        h.mcp_catalog = Some(listing);
         h.start("t");
         let offered = h.requests[0].tools.iter().any(|t| t.name == "access_mcp_resource");
         assert_eq!(offered, resources);
@@ -355,6 +361,9 @@ fn the_first_byte_timeout_starts_when_the_stream_opens_after_a_slow_listing() {
             _ => None,
         })
         .expect("a listing before the request");
+    assert_eq!(task.state(), "listing", "no stream is open while the servers are listed");
+    task.handle_timeout(5_000);
+    assert_eq!(task.state(), "listing", "the first-byte timeout does not run while listing");
     // NOTE: the listing took 10 s, far past the first-byte timeout.
     task.handle_mcp_servers(10_000, listing, &catalog());
     let effects: Vec<Effect> = std::iter::from_fn(|| task.poll_effect()).collect();
@@ -377,4 +386,44 @@ fn without_servers_a_native_name_with_0mcp0_is_the_users_own_tool() {
     let mut h = Harness::new(config, vec![Reply::Bytes(vec![call]), completion("ok")]);
     h.start("t");
     assert_eq!(h.tool_calls[0].0, "a0mcp0b");
+}
+
+#[test]
+fn an_mcp_call_past_its_servers_timeout_is_cancelled_and_fails() {
+    let mut config = TaskConfig { yolo: true, ..mcp_config() };
+    config.mcp_servers[0].timeout_ms = Some(5_000);
+    let mut h = harness(config, vec![text(&[&call("write_note", r#"{"text":"a"}"#)]), completion("ok")]);
+    h.tool = Box::new(|_, _| None);
+    h.start("t");
+    let id = h.running_tools[0];
+    assert!(h.effects.iter().any(|e| matches!(e, Effect::CancelTool { id: cancelled } if *cancelled == id)));
+    let errors = kinds_of(&h, |k| *k == MessageKind::Say(SayKind::Error));
+    assert!(errors.iter().any(|e| e == "Error executing use_mcp_tool: the MCP server 'notes' did not answer within 5000 ms; the call was cancelled"), "{errors:?}");
+    assert!(matches!(h.outcome(), Some(clew::agent::Outcome::Completed { .. })));
+}
+
+#[test]
+fn the_catalog_comes_from_the_raw_listing_and_the_options() {
+    let config = TaskConfig { tool_calling: ToolCalling::Native, ..mcp_config() };
+    let mut h = harness(config, vec![completion("ok")]);
+    let listing = json!({"servers": [{"name": "notes", "tools": [
+        {"name": "lookup", "description": "Look a key up", "inputSchema": {"type": "object"}},
+        {"name": "later", "description": "Runs as an MCP task", "execution": {"taskSupport": "required"}},
+        {"name": "titled", "title": "Only a title"},
+    ], "resources": [], "templates": [{"uriTemplate": "notes://{id}", "mimeType": "text/plain"}]},
+    {"name": "stranger", "tools": [{"name": "x"}]}], "errors": []});
+    h.mcp_catalog = Some(listing.to_string());
+    h.start("t");
+    let names: Vec<&str> = h.requests[0].tools.iter().map(|t| t.name.as_str()).collect();
+    assert!(names.contains(&"notes0mcp0lookup") && names.contains(&"notes0mcp0titled"), "{names:?}");
+    assert!(!names.iter().any(|n| n.contains("later") || n.contains("stranger")), "{names:?}");
+    assert!(names.contains(&"access_mcp_resource"), "a server with templates offers its resources");
+    let titled = h.requests[0].tools.iter().find(|t| t.name == "notes0mcp0titled").unwrap();
+    assert_eq!(
+        (titled.description.as_str(), titled.input_schema.to_string()),
+        ("Only a title", r#"{"type":"object"}"#.to_owned())
+    );
+    let system = &h.requests[0].system;
+    assert!(system.contains("named <server>0mcp0<tool>"), "{system}");
+    assert!(system.contains("### Resource templates\n- notes://{id}: text/plain\n"), "{system}");
 }

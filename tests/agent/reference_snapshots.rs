@@ -22,7 +22,8 @@ use std::path::{Path, PathBuf};
 
 use crate::harness::*;
 use clew::agent::{
-    AskAnswer, AskKind, AskResponse, Effect, HookSet, Message, MessageKind, Task, TaskConfig, ToolCalling,
+    AskAnswer, AskKind, AskResponse, Effect, HookSet, McpServerSettings, Message, MessageKind, Task, TaskConfig,
+    ToolCalling,
 };
 use clew::stream::model::ModelInfo;
 use clew::stream::Format;
@@ -59,7 +60,7 @@ fn scenario_config(name: &str) -> TaskConfig {
             config.format = Format::Gemini;
             config.tool_calling = ToolCalling::Native;
         }
-        "mcp" => config.mcp_configured = true,
+        "mcp" => config.mcp_servers = vec![McpServerSettings { name: "notes".into(), ..McpServerSettings::default() }],
         _ => {}
     }
     config
@@ -89,12 +90,42 @@ fn replies(scenario: &Value) -> Vec<Reply> {
         .collect()
 }
 
+/// The servers' listing a host gives today for a scenario's catalog, which the reference
+/// files hold in the shape hosts wrote before the task read raw listings (`servers[].tools[]`
+/// as `{ name, required, readOnly }`, `resources` as a flag).
+fn listing_of(catalog: &str) -> String {
+    let catalog: Value = serde_json::from_str(catalog).unwrap();
+    let servers: Vec<Value> = catalog["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|server| {
+            let tools: Vec<Value> = server["tools"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|tool| {
+                    json!({
+                        "name": tool["name"],
+                        "inputSchema": {"type": "object", "required": tool["required"]},
+                        "annotations": {"readOnlyHint": tool["readOnly"].as_bool().unwrap_or(false)},
+                    })
+                })
+                .collect();
+            let resources =
+                if catalog["resources"] == json!(true) { vec![json!({"uri": "notes://all"})] } else { vec![] };
+            json!({"name": server["name"], "tools": tools, "resources": resources, "templates": []})
+        })
+        .collect();
+    json!({"servers": servers, "errors": []}).to_string()
+}
+
 /// A harness for `scenario` with its frozen settings, answers and catalog.
 fn drive(scenario: &Value, task: Option<Task>, now: u64, skip: usize) -> Harness {
     let config = scenario_config(scenario["name"].as_str().unwrap());
     let mut h = Harness::new(config, replies(scenario).into_iter().skip(skip).collect());
     h.ask = Box::new(answers);
-    h.mcp_catalog = scenario["catalog"].as_str().map(str::to_owned);
+    h.mcp_catalog = scenario["catalog"].as_str().map(listing_of);
     h.now = now;
     if let Some(task) = task {
         h.task = task;

@@ -5,7 +5,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::mcp::{McpCatalog, ACCESS_MCP_RESOURCE, USE_MCP_TOOL};
 use crate::core::json::Json;
 use crate::core::parser::{ToolSet, ToolSetError};
 use crate::core::stream::model::ModelInfo;
@@ -56,10 +55,50 @@ pub struct ToolSpec {
     /// Milliseconds after which a running call is cancelled and reported as failed.
     #[serde(default)]
     pub timeout_ms: Option<u64>,
+    /// Whether its calls run without asking, whatever the approval settings (an MCP server's
+    /// `autoApprove` list names it).
+    #[serde(default)]
+    pub auto_approve: bool,
+    /// Where the tool comes from: the options, or an MCP server's listing.
+    #[serde(skip)]
+    pub source: ToolSource,
     /// Whether the host describes this tool's calls itself ([`Task::set_describer`](super::Task::set_describer)):
     /// the subject of its results' `[name for '…']` header.
     #[serde(default)]
     pub describe: bool,
+}
+
+/// Where a [`ToolSpec`] comes from.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum ToolSource {
+    /// The task's options (`options.tools`).
+    #[default]
+    Options,
+    /// A tool an MCP server listed: called as `use_mcp_tool` (natively as
+    /// `<server>0mcp0<tool>`), shown as a `use_mcp_server` message.
+    Mcp {
+        /// The server's name.
+        server: String,
+        /// The tool's name on the server.
+        tool: String,
+    },
+    /// An MCP server's resources, read with `access_mcp_resource`.
+    McpResources {
+        /// The server's name.
+        server: String,
+    },
+}
+
+/// What the options say of one MCP server (`options.mcpServers[i]`); the host holds its
+/// client.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct McpServerSettings {
+    /// Its name: the `server_name` the model writes.
+    pub name: String,
+    /// Its tools that run without asking.
+    pub auto_approve: Vec<String>,
+    /// Milliseconds a call may run before it is cancelled and fails (default 60 000).
+    pub timeout_ms: Option<u64>,
 }
 
 /// A host function naming the subject of a tool call's result header from its name and
@@ -222,12 +261,10 @@ pub struct TaskConfig {
     /// complete ask is declined as it goes out: no one can approve a tool, answer a question
     /// or agree to retry.
     pub asks: bool,
-    /// Whether the options have MCP servers (the host lists them).
-    pub mcp_configured: bool,
-    /// What the host's listing of the MCP servers found
-    /// ([`Task::handle_mcp_servers`](super::Task::handle_mcp_servers)).
+    /// The MCP servers of the options (the host lists and calls them: before each request
+    /// the task asks for their listing, [`Effect::ListMcpServers`](super::Effect::ListMcpServers)).
     #[serde(skip)]
-    pub mcp: McpCatalog,
+    pub mcp_servers: Vec<McpServerSettings>,
 }
 
 /// Consecutive mistakes before the user is asked how to go on (the reference's default).
@@ -258,8 +295,7 @@ impl Default for TaskConfig {
             persist_messages_apart: false,
             hooks: HookSet::default(),
             asks: true,
-            mcp_configured: false,
-            mcp: McpCatalog::default(),
+            mcp_servers: Vec::new(),
         }
     }
 }
@@ -302,15 +338,6 @@ impl TaskConfig {
         }
         for param in ["result", "question", "options"] {
             set.add_param(param).map_err(|e| error("tools".into(), &named(e)))?;
-        }
-        // NOTE: the MCP tools are known while a server is connected (valid names: adding them
-        // cannot fail); the options reader refuses user tools of the same names.
-        if !self.mcp.servers.is_empty() {
-            let _ = set.add_tool(USE_MCP_TOOL);
-            let _ = set.add_tool(ACCESS_MCP_RESOURCE);
-            for param in ["server_name", "tool_name", "arguments", "uri"] {
-                let _ = set.add_param(param);
-            }
         }
         for (i, tool) in self.tools.iter().enumerate() {
             if set.tool_id(&tool.name).is_some() {

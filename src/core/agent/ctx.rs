@@ -1,11 +1,14 @@
 //! What rounds share: the transcript and its say/ask effects, retries, the model request,
 //! history records, usage, and the wake-up time.
 
+use std::rc::Rc;
+
 use super::config::ToolCalling;
 use super::effect::{Effect, HookKind};
 use super::history::{self, Truncation};
+use super::mcp::McpCatalog;
 use super::message::{AskKind, MessageKind, SayKind};
-use super::round_state::{Retry, Round, StreamPhase, Wait};
+use super::round_state::{Received, Retry, Round, StreamPhase, Wait};
 use super::task::{Ctx, Phase};
 use super::texts;
 use super::turn;
@@ -85,14 +88,53 @@ impl Ctx {
     /// it is unchanged from ([`Effect::OpenStream`]).
     pub(crate) fn model_request(&self) -> (ModelRequest, Vec<Option<usize>>) {
         let tools = if self.config.tool_calling == ToolCalling::Native {
-            super::tool_job::definitions(&self.config)
+            super::tool_job::definitions(&self.config, &self.catalog)
         } else {
             Vec::new()
         };
         let (messages, unchanged) = history::request_messages_sourced(&self.history, self.deleted);
-        let request =
-            ModelRequest { system: texts::system_prompt(&self.config), messages, tools, model: Default::default() };
+        let request = ModelRequest {
+            system: texts::system_prompt(&self.config, &self.catalog),
+            messages,
+            tools,
+            model: Default::default(),
+        };
         (request, unchanged)
+    }
+
+    /// Takes `catalog` as what the task knows of its MCP servers: the parser knows the two
+    /// MCP tools while their calls are known.
+    pub(crate) fn set_catalog(&mut self, catalog: McpCatalog) {
+        self.catalog = catalog;
+        // NOTE: the options reader refused user tools of the MCP tools' names, and the task
+        // was made with these options: this cannot fail.
+        if let Ok(mut tools) = self.config.validate() {
+            self.catalog.add_tools(&mut tools);
+            self.tools = Rc::new(tools);
+        }
+    }
+
+    /// Sends the round's request as it stands, the stream open and waiting for its first
+    /// byte; with MCP servers, once they are listed (the round waits in
+    /// [`StreamPhase::Listing`], and [`Task::handle_mcp_servers`](super::Task::handle_mcp_servers) sends it).
+    pub(crate) fn open_stream(&mut self, round: &mut Round) {
+        if self.config.mcp_servers.is_empty() {
+            self.send_request(round);
+        } else {
+            round.stream = StreamPhase::Listing;
+            self.effects.push_back(Effect::ListMcpServers { id: round.stream_id });
+        }
+    }
+
+    /// Sends the round's request as it stands, the stream open and waiting for its first
+    /// byte.
+    pub(crate) fn send_request(&mut self, round: &mut Round) {
+        round.stream = StreamPhase::Open {
+            deadline: self.config.timeouts.first_byte_ms.map(|ms| self.now.saturating_add(ms)),
+            received: Received::Nothing,
+        };
+        let (request, unchanged) = self.model_request();
+        self.effects.push_back(Effect::OpenStream { stream: round.stream_id, request, unchanged });
     }
 
     /// Truncates the history before a request when the previous one came near the context

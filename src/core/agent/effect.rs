@@ -53,7 +53,7 @@ pub enum Effect {
     },
     /// List the MCP servers (options with servers, before each request: the stream opens
     /// after) and answer with [`Task::handle_mcp_servers`](super::Task::handle_mcp_servers):
-    /// the catalog, or an empty text when nothing changed since the last one.
+    /// the servers' raw listing, or an empty text when nothing changed since the last one.
     ListMcpServers {
         /// The listing's id (the id of the stream that waits), for the answer.
         id: u64,

@@ -68,7 +68,7 @@ pub enum Event<'a> {
     McpServersListed {
         /// The listing's id.
         id: u64,
-        /// The catalog (JSON text), or empty when nothing changed.
+        /// The servers' raw listing (JSON text), or empty when nothing changed.
         catalog: &'a str,
     },
     /// A wake-up asked for with `WakeAt`.

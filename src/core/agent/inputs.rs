@@ -2,12 +2,18 @@
 //! pass, an answer, a tool's, checkpoint's or hook's result, a wake-up, and abort. Each is
 //! ignored when it does not match what the task waits for.
 
+use std::rc::Rc;
+
+use super::config::ToolCalling;
 use super::effect::{codes, Effect, HookKind, HookResult, Outcome, ToolOutput};
+use super::mcp::McpCatalog;
 use super::message::{AskAnswer, AskKind, AskResponse, MessageKind, SayKind};
 use super::round_loop::hook_context;
 use super::round_state::{Received, Retry, StreamPhase, Wait};
 use super::task::{Phase, Task};
 use crate::core::conversation::ContentBlock;
+use crate::core::json::Json;
+use crate::core::parser::IncrementalParser;
 use crate::core::stream::StreamError;
 
 impl Task {
@@ -44,6 +50,32 @@ impl Task {
             None => Ok(()),
         };
         self.take_chunks(chunks, result, true);
+    }
+
+    /// The answer to [`Effect::ListMcpServers`] `id`: the host's raw listing of the MCP
+    /// servers (JSON text, read by `McpCatalog::read`: `{ servers: [{ name, tools,
+    /// resources, templates }], errors: [{ server, message }] }`), or an empty text when
+    /// nothing changed since the last one. The next requests describe the connected servers
+    /// and, in native mode, offer their tools; the parser knows `use_mcp_tool` and
+    /// `access_mcp_resource` while one is connected; each failed server is reported (an
+    /// `error` say naming it) and left out. Then the request that waited goes out. A listing
+    /// that is not JSON changes nothing.
+    pub fn handle_mcp_servers(&mut self, now: u64, id: u64, listing: &str) {
+        self.ctx.tick(now);
+        let Phase::InRound(round) = &mut self.phase else { return };
+        if round.stream_id != id || round.stream != StreamPhase::Listing {
+            return;
+        }
+        if let Ok(listing) = Json::parse(listing) {
+            let native = self.ctx.config.tool_calling == ToolCalling::Native;
+            let (catalog, errors) = McpCatalog::read(&listing, &self.ctx.config.mcp_servers, native);
+            self.ctx.set_catalog(catalog);
+            for error in errors {
+                self.ctx.say(SayKind::Error, error);
+            }
+        }
+        round.parser = IncrementalParser::new(Rc::clone(&self.ctx.tools));
+        self.ctx.send_request(round);
     }
 
     /// Stream `stream` could not be opened or read (HTTP error, network error).

@@ -1,23 +1,17 @@
-//! MCP servers as tools (AGENT-LOOP §6.4, §9, §10.1, §13.1): what the task knows of each
-//! connected server (its tools and resources, as the host listed them), and the two
-//! reference tools that reach them, `use_mcp_tool` and `access_mcp_resource`.
+//! MCP servers' tools as the task's tools (AGENT-LOOP §6.4, §9, §10.1, §13.1).
 //!
-//! The host connects and lists; before each request the machine asks for the catalog
-//! ([`Effect::ListMcpServers`](super::Effect::ListMcpServers)) and sends calls out as
-//! [`Effect::RunTool`](super::Effect::RunTool) under those two names. In native mode each
-//! server tool is its own definition named `<server>0mcp0<tool>`, and a call to it runs as
-//! `use_mcp_tool`.
+//! The host only connects, lists and calls: before each request it hands the task each
+//! server's raw listing (its tools as `tools/list` gives them, its resources and resource
+//! templates). This room turns a listing into the task's [`McpCatalog`]: a [`ToolSpec`] per
+//! server tool (source [`ToolSource::Mcp`], read-only from its `readOnlyHint`, auto-approval
+//! and timeout from the server's options), one per server for its resources, the native
+//! definitions named `<server>0mcp0<tool>`, and the system prompt's section. The model calls
+//! them with the reference's two tools, `use_mcp_tool` and `access_mcp_resource` (natively,
+//! a server tool's own name runs as `use_mcp_tool`).
 
-use std::rc::Rc;
-
-use super::config::TaskConfig;
-use super::effect::Effect;
-use super::message::SayKind;
-use super::round_state::StreamPhase;
-use super::task::{Ctx, Phase, Task};
+use super::config::{McpServerSettings, ParamSpec, ToolSource, ToolSpec};
 use crate::core::json::Json;
-use crate::core::parser::IncrementalParser;
-use crate::core::request::ToolDefinition;
+use crate::core::parser::ToolSet;
 use crate::core::text::{contains, find};
 
 /// The reference tool that calls an MCP server's tool.
@@ -26,50 +20,26 @@ pub const USE_MCP_TOOL: &str = "use_mcp_tool";
 pub const ACCESS_MCP_RESOURCE: &str = "access_mcp_resource";
 /// What joins a server's name and a tool's name in a native tool's name.
 pub(crate) const NATIVE_SEPARATOR: &str = "0mcp0";
+/// How long an MCP call may run when its server's options set no `timeoutMs` (the
+/// reference's default).
+pub const DEFAULT_MCP_TIMEOUT_MS: u64 = 60_000;
 
-/// What the host's listing of the MCP servers found.
+/// What the task knows of the connected MCP servers, from the host's last listing.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct McpCatalog {
-    /// The connected servers.
-    pub servers: Vec<McpServer>,
-    /// The system prompt's section on them (their tools with input schemas, their
-    /// resources, how to call them), written by the host.
+    /// The connected servers' names.
+    pub servers: Vec<String>,
+    /// Their tools ([`ToolSource::Mcp`], named `<server>0mcp0<tool>`) and, for each server,
+    /// its resources ([`ToolSource::McpResources`], named `access_mcp_resource`).
+    pub tools: Vec<ToolSpec>,
+    /// The system prompt's section on the servers.
     pub prompt: String,
-    /// Each server tool as a native tool, named `<server>0mcp0<tool>`.
-    pub definitions: Vec<ToolDefinition>,
-    /// Whether a server has resources (native mode offers `access_mcp_resource` then; XML
-    /// mode always describes it, as the reference does).
+    /// Whether a server has resources or resource templates (native mode offers
+    /// `access_mcp_resource` then; XML mode always describes it, as the reference does).
     pub resources: bool,
-}
-
-/// A connected MCP server.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct McpServer {
-    /// Its name: the `server_name` the model writes.
-    pub name: String,
-    /// Its tools.
-    pub tools: Vec<McpTool>,
-}
-
-/// A tool an MCP server lists.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct McpTool {
-    /// Its name on the server.
-    pub name: String,
-    /// The arguments its input schema requires.
-    pub required: Vec<String>,
-    /// It declares `readOnlyHint`: it may be auto-approved as a read-only tool, and runs
-    /// again when a restored task was interrupted while it ran.
-    pub read_only: bool,
-    /// The server's options list it among the tools that run without asking.
-    pub auto_approve: bool,
-}
-
-impl McpServer {
-    /// Its tool named `name`.
-    pub fn tool(&self, name: &str) -> Option<&McpTool> {
-        self.tools.iter().find(|t| t.name == name)
-    }
+    /// Whether the model's replies may call the two MCP tools: a server is connected, or a
+    /// restored task's were (its listing comes before the next request).
+    pub calls_known: bool,
 }
 
 /// Whether `name` is a server name the task accepts: 1 to 64 letters, digits, `_` or `-`,
@@ -92,42 +62,9 @@ pub(crate) fn is_mcp_tool(name: &str) -> bool {
     name == USE_MCP_TOOL || name == ACCESS_MCP_RESOURCE
 }
 
-/// Whether a call of `name` goes to an MCP server: one of the two MCP tools while servers
-/// are connected (without servers, a user's tool may have either name).
-pub(crate) fn is_mcp_call(config: &TaskConfig, name: &str) -> bool {
-    is_mcp_tool(name) && !config.mcp.servers.is_empty()
-}
-
-/// The catalog, and what to tell the user of the servers whose listing failed.
-type Listing = (McpCatalog, Vec<String>);
-
-/// Reads a host's catalog (JSON text); `None` when `text` is not JSON. Entries that cannot be
-/// read are left out (the catalog is the host's own).
-///
-/// The catalog: `{ prompt, resources, definitions: [{ name, description, inputSchema }], servers:
-/// [{ name, tools: [{ name, required: [..], readOnly, autoApprove }] }], errors: [text] }`
-/// (`errors`: an `error` say each, for the servers whose listing failed).
-pub(crate) fn read_catalog(text: &str) -> Option<Listing> {
-    let catalog = Json::parse(text).ok()?;
-    let flag = |value: &Json, key: &str| value.get(key).and_then(Json::as_bool).unwrap_or(false);
-    let mut servers = Vec::new();
-    for listed in items(&catalog, "servers") {
-        let mut tools = Vec::new();
-        for tool in items(listed, "tools") {
-            tools.push(McpTool {
-                name: text_of(tool, "name"),
-                required: items(tool, "required").iter().filter_map(Json::as_str).map(str::to_owned).collect(),
-                read_only: flag(tool, "readOnly"),
-                auto_approve: flag(tool, "autoApprove"),
-            });
-        }
-        servers.push(McpServer { name: text_of(listed, "name"), tools });
-    }
-    let definitions =
-        items(&catalog, "definitions").iter().filter_map(|d| ToolDefinition::from_json(d, "").ok()).collect();
-    let errors = items(&catalog, "errors").iter().filter_map(Json::as_str).map(str::to_owned).collect();
-    let resources = catalog.get("resources").and_then(Json::as_bool).unwrap_or(false);
-    Some((McpCatalog { servers, prompt: text_of(&catalog, "prompt"), definitions, resources }, errors))
+/// The value of parameter `name` in `params` (empty when missing).
+fn param<'a>(params: &'a [(String, String)], name: &str) -> &'a str {
+    params.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str()).unwrap_or_default()
 }
 
 /// The array at `value[key]` (empty when it is not one).
@@ -136,47 +73,166 @@ fn items<'a>(value: &'a Json, key: &str) -> &'a [Json] {
 }
 
 /// The string at `value[key]` (empty when it is not one).
-fn text_of(value: &Json, key: &str) -> String {
-    value.get(key).and_then(Json::as_str).unwrap_or_default().to_owned()
+fn text_of<'a>(value: &'a Json, key: &str) -> &'a str {
+    value.get(key).and_then(Json::as_str).unwrap_or_default()
 }
 
-/// The connected servers of `config`.
-pub(crate) fn connected(config: &TaskConfig) -> impl Iterator<Item = &McpServer> {
-    config.mcp.servers.iter()
-}
-
-/// The connected server named `name`.
-pub(crate) fn server<'a>(config: &'a TaskConfig, name: &str) -> Option<&'a McpServer> {
-    connected(config).find(|s| s.name == name)
-}
-
-/// The value of parameter `name` in `params` (empty when missing).
-fn param<'a>(params: &'a [(String, String)], name: &str) -> &'a str {
-    params.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str()).unwrap_or_default()
-}
-
-/// Whether a call of an MCP tool only reads: a resource, or a tool that declares
-/// `readOnlyHint`.
-pub(crate) fn reads_only(config: &TaskConfig, name: &str, params: &[(String, String)]) -> bool {
-    match name {
-        _ if config.mcp.servers.is_empty() => false,
-        ACCESS_MCP_RESOURCE => true,
-        USE_MCP_TOOL => server(config, param(params, "server_name"))
-            .and_then(|s| s.tool(param(params, "tool_name")))
-            .is_some_and(|t| t.read_only),
-        _ => false,
+/// Appends `parts` to `out`.
+fn push(out: &mut String, parts: &[&str]) {
+    for part in parts {
+        out.push_str(part);
     }
 }
 
-/// Whether a call of an MCP tool runs without asking (AGENT-LOOP §10.1, with Cline's
-/// per-server `autoApprove` lists): the server's options list the tool, or it only reads and
-/// read-only tools are approved.
-pub(crate) fn auto_approved(config: &TaskConfig, name: &str, params: &[(String, String)]) -> bool {
-    let listed = name == USE_MCP_TOOL
-        && server(config, param(params, "server_name"))
-            .and_then(|s| s.tool(param(params, "tool_name")))
-            .is_some_and(|t| t.auto_approve);
-    listed || (config.auto_approve.read_only && reads_only(config, name, params))
+/// The milliseconds a call on the server named `server` may run.
+pub(crate) fn timeout_ms(settings: &[McpServerSettings], server: &str) -> u64 {
+    settings.iter().find(|s| s.name == server).and_then(|s| s.timeout_ms).unwrap_or(DEFAULT_MCP_TIMEOUT_MS)
+}
+
+impl McpCatalog {
+    /// Reads the host's listing: `{ servers: [{ name, tools: [tool], resources: [{ uri, name?,
+    /// description?, mimeType? }], templates: [{ uriTemplate, … }] }], errors: [{ server?,
+    /// message }] }` (without `server`, the message is told as it is), each tool as the server listed it (`name`, `description` or `title`,
+    /// `inputSchema`, `annotations.readOnlyHint`, `execution.taskSupport`). A tool that
+    /// requires MCP's task-based execution is left out (a plain call cannot run it), and so
+    /// is a server the options do not name. Gives the catalog and, for each failed server,
+    /// what to tell the user.
+    pub(crate) fn read(listing: &Json, settings: &[McpServerSettings], native: bool) -> (Self, Vec<String>) {
+        let mut catalog = Self::default();
+        let mut prompt = String::new();
+        for listed in items(listing, "servers") {
+            let server = text_of(listed, "name");
+            let Some(options) = settings.iter().find(|s| s.name == server) else { continue };
+            let timeout = Some(timeout_ms(settings, server));
+            push(&mut prompt, &["\n## ", server, "\n"]);
+            let mut heading = "\n### Tools\n";
+            for tool in items(listed, "tools") {
+                let name = text_of(tool, "name");
+                let task_only = tool.get("execution").is_some_and(|e| text_of(e, "taskSupport") == "required");
+                if name.is_empty() || task_only {
+                    continue;
+                }
+                let description = tool.get("description").or_else(|| tool.get("title")).and_then(Json::as_str);
+                let description = description.unwrap_or_default();
+                let schema = tool.get("inputSchema").filter(|s| s.is_object()).cloned();
+                let schema = schema.unwrap_or_else(|| Json::object().with("type", "object"));
+                let required = items(&schema, "required").iter().filter_map(Json::as_str);
+                let parameters: Vec<ParamSpec> = required
+                    .map(|r| ParamSpec { name: r.to_owned(), description: String::new(), required: true })
+                    .collect();
+                let read_only = tool.get("annotations").and_then(|a| a.get("readOnlyHint")).and_then(Json::as_bool);
+                let schema = schema.to_string();
+                push(&mut prompt, &[heading, "- ", name, ": ", description, "\n    Input schema: ", &schema, "\n"]);
+                heading = "";
+                catalog.tools.push(ToolSpec {
+                    name: [server, NATIVE_SEPARATOR, name].concat(),
+                    description: description.to_owned(),
+                    parameters,
+                    input_schema: Some(schema),
+                    read_only: read_only == Some(true),
+                    auto_approve: options.auto_approve.iter().any(|t| t == name),
+                    timeout_ms: timeout,
+                    source: ToolSource::Mcp { server: server.to_owned(), tool: name.to_owned() },
+                    ..ToolSpec::default()
+                });
+            }
+            for (key, title, uri) in
+                [("resources", "Resources", "uri"), ("templates", "Resource templates", "uriTemplate")]
+            {
+                let mut heading = ["\n### ", title, "\n"];
+                for item in items(listed, key).iter().filter(|r| r.get(uri).and_then(Json::as_str).is_some()) {
+                    let name = text_of(item, "name");
+                    let (open, close) = if name.is_empty() { ("", "") } else { (" (", ")") };
+                    let description = item.get("description").or_else(|| item.get("mimeType")).and_then(Json::as_str);
+                    let (uri, description) = (text_of(item, uri), description.unwrap_or_default());
+                    push(&mut prompt, &heading);
+                    push(&mut prompt, &["- ", uri, open, name, close, ": ", description, "\n"]);
+                    heading = [""; 3];
+                    catalog.resources = true;
+                }
+            }
+            catalog.tools.push(ToolSpec {
+                name: ACCESS_MCP_RESOURCE.to_owned(),
+                read_only: true,
+                timeout_ms: timeout,
+                source: ToolSource::McpResources { server: server.to_owned() },
+                ..ToolSpec::default()
+            });
+            catalog.servers.push(server.to_owned());
+        }
+        if !catalog.servers.is_empty() {
+            catalog.calls_known = true;
+            let how = if native {
+                "Each of their tools is one of your tools, named <server>0mcp0<tool>; read a resource with access_mcp_resource."
+            } else {
+                "Call a server's tool with use_mcp_tool (its arguments as a JSON object that follows the tool's input schema) and read a resource with access_mcp_resource."
+            };
+            push(&mut catalog.prompt, &["\n# MCP servers\n\nThese MCP (Model Context Protocol) servers are connected; they give you more tools and resources. ", how, "\n", &prompt]);
+        }
+        let errors = items(listing, "errors").iter().map(|e| match (text_of(e, "server"), text_of(e, "message")) {
+            ("", message) => message.to_owned(),
+            (server, message) => format!("The MCP server \"{server}\" is left out: {message}"),
+        });
+        (catalog, errors.collect())
+    }
+
+    /// Whether a call of `name` goes to an MCP server: one of the two MCP tools while their
+    /// calls are known (without servers, a user's tool may have either name).
+    pub(crate) fn handles(&self, name: &str) -> bool {
+        self.calls_known && is_mcp_tool(name)
+    }
+
+    /// The tool a call of one of the two MCP tools reaches: the server's tool
+    /// (`use_mcp_tool`) or the server's resources (`access_mcp_resource`).
+    pub(crate) fn target(&self, name: &str, params: &[(String, String)]) -> Option<&ToolSpec> {
+        let server = param(params, "server_name");
+        self.tools.iter().find(|spec| match &spec.source {
+            ToolSource::Mcp { server: s, tool } => {
+                name == USE_MCP_TOOL && s == server && tool == param(params, "tool_name")
+            }
+            ToolSource::McpResources { server: s } => name == ACCESS_MCP_RESOURCE && s == server,
+            ToolSource::Options => false,
+        })
+    }
+
+    /// Why a complete call of an MCP tool cannot run, as the error the model gets: a server
+    /// that is not connected, a tool the server lacks, arguments that are not a JSON object,
+    /// or a required argument missing. `None` for every other call.
+    pub(crate) fn check(&self, name: &str, params: &[(String, String)]) -> Option<String> {
+        if !self.handles(name) {
+            return None;
+        }
+        let (server, tool_name) = (param(params, "server_name"), param(params, "tool_name"));
+        let problem = match (self.servers.iter().any(|s| s == server), self.target(name, params)) {
+            (false, _) => "no connected MCP server has that name".to_owned(),
+            (_, Some(_)) if name == ACCESS_MCP_RESOURCE => return None,
+            (_, None) => "the server has no tool of that name".to_owned(),
+            (_, Some(tool)) => match Json::parse(param(params, "arguments")) {
+                Ok(arguments) if arguments.is_object() => {
+                    let missing =
+                        tool.parameters.iter().find(|p| arguments.get(&p.name).map_or(true, Json::is_null))?;
+                    format!("the tool needs the argument '{}'", missing.name)
+                }
+                _ => "its arguments are not a valid JSON object".to_owned(),
+            },
+        };
+        Some(format!(
+            "The call of '{tool_name}' on the MCP server '{server}' cannot run: {problem}. The connected servers and their tools are listed in the system prompt."
+        ))
+    }
+
+    /// Adds the two MCP tools and their parameters to the parser's `set` while their calls
+    /// are known (their names are valid: adding them cannot fail; the options reader refuses
+    /// user tools of the same names).
+    pub(crate) fn add_tools(&self, set: &mut ToolSet) {
+        if self.calls_known {
+            let _ = set.add_tool(USE_MCP_TOOL);
+            let _ = set.add_tool(ACCESS_MCP_RESOURCE);
+            for param in ["server_name", "tool_name", "arguments", "uri"] {
+                let _ = set.add_param(param);
+            }
+        }
+    }
 }
 
 /// The text of the `use_mcp_server` ask or say (the reference's shape), from the call's
@@ -189,79 +245,4 @@ pub(crate) fn approval_text(name: &str, value: &dyn Fn(&str) -> String) -> Strin
         text.with("uri", value("uri"))
     };
     text.to_string()
-}
-
-/// Why a complete call of an MCP tool cannot run, as the error the model gets: a server
-/// that is not connected, a tool the server lacks, arguments that are not a JSON object,
-/// or a required argument missing.
-pub(crate) fn check_call(config: &TaskConfig, name: &str, params: &[(String, String)]) -> Option<String> {
-    let (server_name, tool_name) = (param(params, "server_name"), param(params, "tool_name"));
-    let server = server(config, server_name);
-    let tool = server.and_then(|s| s.tool(tool_name));
-    let problem = match (server, tool, Json::parse(param(params, "arguments"))) {
-        (None, ..) => "no connected MCP server has that name".to_owned(),
-        _ if name != USE_MCP_TOOL => return None,
-        (_, None, _) => "the server has no tool of that name".to_owned(),
-        (_, Some(tool), Ok(arguments)) if arguments.is_object() => {
-            let missing = tool.required.iter().find(|r| arguments.get(r).map_or(true, Json::is_null))?;
-            format!("the tool needs the argument '{missing}'")
-        }
-        _ => "its arguments are not a valid JSON object".to_owned(),
-    };
-    Some(format!(
-        "The call of '{tool_name}' on the MCP server '{server_name}' cannot run: {problem}. The connected servers and their tools are listed in the system prompt."
-    ))
-}
-
-impl Ctx {
-    /// Opens stream `stream` with the request as it stands; with MCP servers, once they are
-    /// listed ([`Effect::ListMcpServers`]; its answer opens the stream).
-    pub(crate) fn push_open_stream(&mut self, stream: u64) {
-        if self.config.mcp_configured {
-            self.mcp_listing = Some(stream);
-            self.effects.push_back(Effect::ListMcpServers { id: stream });
-            return;
-        }
-        let (request, unchanged) = self.model_request();
-        self.effects.push_back(Effect::OpenStream { stream, request, unchanged });
-    }
-}
-
-impl Task {
-    /// The answer to [`Effect::ListMcpServers`] `id`: the host's catalog of the MCP servers
-    /// (JSON text: `{ prompt, resources, definitions: [{ name, description, inputSchema }],
-    /// servers: [{ name, tools: [{ name, required, readOnly, autoApprove }] }], errors: [text]
-    /// }`), or an empty text when nothing changed since the last one. The next requests describe the connected servers, the parser knows
-    /// `use_mcp_tool` and `access_mcp_resource` while one is connected, and each failed
-    /// server is reported (an `error` say naming it) and left out. Then the stream that
-    /// waited opens. A catalog that is not JSON changes nothing.
-    pub fn handle_mcp_servers(&mut self, now: u64, id: u64, catalog: &str) {
-        self.ctx.tick(now);
-        if self.ctx.mcp_listing != Some(id) {
-            return;
-        }
-        self.ctx.mcp_listing = None;
-        if let Some((mcp, errors)) = read_catalog(catalog) {
-            self.ctx.config.mcp = mcp;
-            // NOTE: the MCP tools' names are valid and the options reader refused user tools
-            // of the same names: this cannot fail.
-            if let Ok(tools) = self.ctx.config.validate() {
-                self.ctx.tools = Rc::new(tools);
-            }
-            for error in errors {
-                self.ctx.say(SayKind::Error, error);
-            }
-        }
-        if let Phase::InRound(round) = &mut self.phase {
-            if round.stream_id == id && !round.has_content() {
-                round.parser = IncrementalParser::new(Rc::clone(&self.ctx.tools));
-                // NOTE: the wait for the first byte starts now, not before the listing.
-                if let StreamPhase::Open { deadline, .. } = &mut round.stream {
-                    *deadline = self.ctx.config.timeouts.first_byte_ms.map(|ms| now.saturating_add(ms));
-                }
-                let (request, unchanged) = self.ctx.model_request();
-                self.ctx.effects.push_back(Effect::OpenStream { stream: id, request, unchanged });
-            }
-        }
-    }
 }

@@ -19,6 +19,7 @@
 //! The three nested loops of the reference are one loop with explicit exits: a round is a
 //! value in the task's phase; its end computes the next user content and the next phase.
 
+mod calls;
 mod config;
 mod ctx;
 mod display;
@@ -44,15 +45,15 @@ mod tool_steps;
 mod turn;
 
 pub use config::{
-    AutoApprove, ConfigError, DescribeFn, HookSet, Limits, ParamSpec, RetryPolicy, TaskConfig, Timeouts, ToolCalling,
-    ToolSpec, ASK_FOLLOWUP_QUESTION, ATTEMPT_COMPLETION,
+    AutoApprove, ConfigError, DescribeFn, HookSet, Limits, McpServerSettings, ParamSpec, RetryPolicy, TaskConfig,
+    Timeouts, ToolCalling, ToolSource, ToolSpec, ASK_FOLLOWUP_QUESTION, ATTEMPT_COMPLETION,
 };
 pub use display::{display_text, without_closing_tag};
 pub use effect::{codes, CheckpointKind, Effect, HookKind, HookResult, Outcome, ToolOutput};
 pub use event::Event;
 pub use failure::Failure;
 pub use history::{max_allowed_tokens, next_truncation, request_messages, DeletedRange, Truncation};
-pub use mcp::{McpCatalog, McpServer, McpTool, ACCESS_MCP_RESOURCE, USE_MCP_TOOL};
+pub use mcp::{McpCatalog, ACCESS_MCP_RESOURCE, DEFAULT_MCP_TIMEOUT_MS, USE_MCP_TOOL};
 pub use message::{AskAnswer, AskKind, AskResponse, Message, MessageKind, SayKind, Transcript};
 pub use options::{CallbackSlots, Slot, TaskOptions, ToolSlots, HOOK_NAMES};
 pub use snapshot::{SnapshotError, SnapshotErrorKind, SNAPSHOT_VERSION};

@@ -9,14 +9,13 @@
 //! most one per interval, with the newest state held back and sent by a wake-up; the final
 //! version is always sent.
 
+use super::calls;
 use super::config::{ASK_FOLLOWUP_QUESTION, ATTEMPT_COMPLETION};
 use super::display::{display_text, without_closing_tag};
-use super::mcp;
 use super::message::{AskKind, MessageKind, SayKind};
 use super::round_state::{Item, Paced, Received, Round, Skip, StreamPhase, Wait};
 use super::task::Ctx;
 use super::texts;
-use super::tool_job;
 use super::turn;
 use crate::core::conversation::ContentBlock;
 use crate::core::json::Json;
@@ -98,13 +97,13 @@ impl Ctx {
             if skipping {
                 self.finish_block_message(round);
                 if is_tool {
-                    let job = tool_job::job_of(self, round, item);
+                    let job = calls::job_of(self, round, item);
                     let notice = if round.skip == Skip::AfterRejection {
                         texts::skipped_after_rejection(partial, &job.description)
                     } else {
                         texts::one_tool_per_message(&job.name)
                     };
-                    tool_job::push_notice(round, &job, notice);
+                    calls::push_notice(round, &job, notice);
                 }
             } else if partial || (is_tool && self.asks_after_the_reply(round, item)) {
                 // NOTE: a complete call that asks a person waits, shown as it stands, for the
@@ -116,7 +115,7 @@ impl Ctx {
                     return;
                 }
             } else if is_tool {
-                let job = tool_job::job_of(self, round, item);
+                let job = calls::job_of(self, round, item);
                 self.start_tool(round, job);
                 if !matches!(round.wait, Wait::Idle) {
                     return;
@@ -141,12 +140,12 @@ impl Ctx {
         if !matches!(round.stream, StreamPhase::Open { .. }) {
             return false;
         }
-        let (name, params, _) = tool_job::call_of(&self.config, round, item);
+        let (name, params, _) = calls::call_of(&self.catalog, round, item);
         match name.as_str() {
             ATTEMPT_COMPLETION => true,
             ASK_FOLLOWUP_QUESTION => !self.config.yolo,
-            name if self.config.tool(name).is_some() || mcp::is_mcp_call(&self.config, name) => {
-                !tool_job::auto_approved(&self.config, name, &params)
+            name if self.config.tool(name).is_some() || self.catalog.handles(name) => {
+                !self.auto_approved(name, &params)
             }
             _ => false,
         }
@@ -170,7 +169,7 @@ impl Ctx {
                 return Some((MessageKind::Say(SayKind::Text), display_text(content, partial)));
             }
         }
-        let (name, params, _) = tool_job::call_of(&self.config, round, item);
+        let (name, params, _) = calls::call_of(&self.catalog, round, item);
         let value = |name: &str| {
             let raw = params.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str()).unwrap_or_default();
             without_closing_tag(raw, name, partial)
@@ -181,22 +180,10 @@ impl Ctx {
                 let text = Json::object().with("question", value("question")).with("options", value("options"));
                 Some((MessageKind::Ask(AskKind::Followup), text.to_string()))
             }
-            name if mcp::is_mcp_call(&self.config, name) => {
-                let kind = if tool_job::auto_approved(&self.config, name, &params) {
-                    MessageKind::Say(SayKind::UseMcpServer)
-                } else {
-                    MessageKind::Ask(AskKind::UseMcpServer)
-                };
-                Some((kind, mcp::approval_text(name, &value)))
-            }
-            name if self.config.tool(name).is_some() => {
-                let params_json = Json::from_members(params.iter().map(|(k, _)| (k.clone(), Json::from(value(k)))));
-                let text = Json::object().with("tool", name).with("params", params_json).to_string();
-                let kind = if tool_job::auto_approved(&self.config, name, &params) {
-                    MessageKind::Say(SayKind::Tool)
-                } else {
-                    MessageKind::Ask(AskKind::Tool)
-                };
+            name if self.config.tool(name).is_some() || self.catalog.handles(name) => {
+                let (say, ask, text) = self.shown(name, &params, &value);
+                let kind =
+                    if self.auto_approved(name, &params) { MessageKind::Say(say) } else { MessageKind::Ask(ask) };
                 Some((kind, text))
             }
             _ => None,

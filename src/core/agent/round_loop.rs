@@ -11,7 +11,7 @@ use super::history;
 use super::message::{AskAnswer, AskKind, AskResponse, MessageKind, SayKind};
 use super::repeats::Repeats;
 use super::retry::NextTry;
-use super::round_state::{Received, Retry, Round, StreamPhase, Wait};
+use super::round_state::{Retry, Round, StreamPhase, Wait};
 use super::task::{Phase, Task};
 use super::texts;
 use crate::core::conversation::{self, Content, ContentBlock, Role};
@@ -231,11 +231,7 @@ impl Task {
         self.ctx.usage.requests += 1;
         round.stream_id = self.ctx.new_id();
         round.decoder = Some(StreamDecoder::new(self.ctx.config.format));
-        round.stream = StreamPhase::Open {
-            deadline: self.ctx.config.timeouts.first_byte_ms.map(|ms| self.ctx.now.saturating_add(ms)),
-            received: Received::Nothing,
-        };
-        self.ctx.push_open_stream(round.stream_id);
+        self.ctx.open_stream(round);
     }
 
     /// A round whose blocks are all handled: the next user content, the empty-reply path, or

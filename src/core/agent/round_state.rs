@@ -6,6 +6,7 @@ use std::rc::Rc;
 use super::effect::Outcome;
 use super::failure::Failure;
 use super::tags::TaskState;
+use super::tool_job::ToolJob;
 use super::turn::Part;
 use crate::core::conversation::ContentBlock;
 use crate::core::parser::{BlockRef, IncrementalParser, ToolSet};
@@ -14,6 +15,9 @@ use crate::core::stream::{StreamDecoder, ToolCall, ToolCallAssembler, Usage};
 /// Where the round's model stream is.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) enum StreamPhase {
+    /// The request waits for the MCP servers' listing ([`Effect::ListMcpServers`](super::Effect::ListMcpServers)):
+    /// it goes out with the catalog the listing gives.
+    Listing,
     /// Open, waiting for more of the reply.
     Open {
         /// When silence becomes a failure.
@@ -94,19 +98,6 @@ pub(crate) enum Item {
     Parsed(usize),
     /// Native call `n`.
     Native(usize),
-}
-
-/// A complete tool call on its way through the gates, approval and execution.
-#[derive(Default, Clone, Debug, PartialEq)]
-pub(crate) struct ToolJob {
-    /// The tool's name.
-    pub(crate) name: String,
-    /// Its parameters.
-    pub(crate) params: Vec<(String, String)>,
-    /// The provider's call id (native calls), which the result must carry.
-    pub(crate) call_id: Option<String>,
-    /// `[name for '…']`, for results.
-    pub(crate) description: String,
 }
 
 /// What the presenter waits for before it can move past the current block.

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use super::config::{ConfigError, DescribeFn, Describer, TaskConfig};
 use super::effect::{Effect, HookKind, Outcome};
 use super::history::DeletedRange;
+use super::mcp::McpCatalog;
 use super::message::{AskAnswer, AskResponse, Message, MessageKind, SayKind, Transcript};
 use super::repeats::Repeats;
 use super::round_state::{Retry, Round, StreamPhase, Wait};
@@ -104,8 +105,8 @@ pub(crate) struct Ctx {
     pub(crate) persist_due: bool,
     /// History length at the last [`Effect::Persist`].
     pub(crate) persist_history: usize,
-    /// The stream that waits for the MCP servers' listing ([`Effect::ListMcpServers`]).
-    pub(crate) mcp_listing: Option<u64>,
+    /// What the task knows of the connected MCP servers (their last listing).
+    pub(crate) catalog: McpCatalog,
 }
 
 /// The agent loop as a state machine: events in, effects out, no IO and no clock.
@@ -267,6 +268,7 @@ impl Task {
                 (Wait::Checkpoint(_), _) => TaskState::Checkpoint,
                 (Wait::PreHook { .. } | Wait::PostHook { .. } | Wait::CompletionHook { .. }, _) => TaskState::Hook,
                 (_, StreamPhase::Open { .. }) => TaskState::Stream,
+                (_, StreamPhase::Listing) => TaskState::Listing,
                 (_, StreamPhase::Retry(retry)) => retry.state(),
                 _ => TaskState::Presenting,
             },

@@ -3,7 +3,7 @@
 //! byte for byte (`[Response interrupted by user]`, `Failure: I did not provide a response.`).
 
 use super::config::{ParamSpec, TaskConfig, ToolCalling, ASK_FOLLOWUP_QUESTION, ATTEMPT_COMPLETION};
-use super::mcp;
+use super::mcp::{self, McpCatalog};
 
 /// Appended to a reply the user cancelled.
 pub const INTERRUPTED_BY_USER: &str = "\n\n[Response interrupted by user]";
@@ -215,16 +215,16 @@ fn builtin_params(name: &str) -> Vec<ParamSpec> {
 }
 
 /// The parameters of a tool, built-ins and (with MCP servers) the MCP tools included.
-pub fn params_of(config: &TaskConfig, name: &str) -> Vec<ParamSpec> {
+pub fn params_of(config: &TaskConfig, catalog: &McpCatalog, name: &str) -> Vec<ParamSpec> {
     match name {
         ATTEMPT_COMPLETION | ASK_FOLLOWUP_QUESTION => builtin_params(name),
-        name if mcp::is_mcp_call(config, name) => builtin_params(name),
+        name if catalog.handles(name) => builtin_params(name),
         _ => config.tool(name).map(|t| t.parameters.clone()).unwrap_or_default(),
     }
 }
 
 /// Every tool the model may call: `(name, description, parameters)`.
-pub fn all_tools(config: &TaskConfig) -> Vec<(String, String, Vec<ParamSpec>)> {
+pub fn all_tools(config: &TaskConfig, catalog: &McpCatalog) -> Vec<(String, String, Vec<ParamSpec>)> {
     let mut tools: Vec<_> =
         config.tools.iter().map(|t| (t.name.clone(), t.description.clone(), t.parameters.clone())).collect();
     tools.push((
@@ -241,10 +241,10 @@ pub fn all_tools(config: &TaskConfig) -> Vec<(String, String, Vec<ParamSpec>)> {
     let xml = config.tool_calling == ToolCalling::Xml;
     let mcp_tools = [
         (mcp::USE_MCP_TOOL, "Call a tool of a connected MCP server.", xml),
-        (mcp::ACCESS_MCP_RESOURCE, "Read a resource of a connected MCP server.", xml || config.mcp.resources),
+        (mcp::ACCESS_MCP_RESOURCE, "Read a resource of a connected MCP server.", xml || catalog.resources),
     ];
     for (name, description, offered) in mcp_tools {
-        if offered && !config.mcp.servers.is_empty() {
+        if offered && !catalog.servers.is_empty() {
             tools.push((name.into(), description.into(), builtin_params(name)));
         }
     }
@@ -253,7 +253,7 @@ pub fn all_tools(config: &TaskConfig) -> Vec<(String, String, Vec<ParamSpec>)> {
 
 /// The system prompt: the introduction (the user's or clew's), the tools and, in XML mode,
 /// how to call them, then the user's rules and environment.
-pub fn system_prompt(config: &TaskConfig) -> String {
+pub fn system_prompt(config: &TaskConfig, catalog: &McpCatalog) -> String {
     let mut out = config.system_prompt.clone().unwrap_or_else(|| {
         "You are an agent that completes the user's task step by step with tools. Use one tool per message and wait for its result before the next step. When the task is done, present the result with attempt_completion.".to_owned()
     });
@@ -264,7 +264,7 @@ pub fn system_prompt(config: &TaskConfig) -> String {
             "\nCall a tool by writing XML tags: the tool's name encloses one tag per parameter, for example\n\n<tool_name>\n<parameter1_name>value1</parameter1_name>\n</tool_name>\n\nWrite values as they are, without escaping.\n",
         );
     }
-    for (name, description, params) in all_tools(config) {
+    for (name, description, params) in all_tools(config, catalog) {
         out.push_str(&format!("\n## {name}\n{description}\n"));
         if !params.is_empty() {
             out.push_str("Parameters:\n");
@@ -281,7 +281,7 @@ pub fn system_prompt(config: &TaskConfig) -> String {
             out.push_str(&format!("</{name}>\n"));
         }
     }
-    out.push_str(&config.mcp.prompt);
+    out.push_str(&catalog.prompt);
     if let Some(rules) = config.rules.as_deref().filter(|r| !r.trim().is_empty()) {
         out.push_str(&format!("\n# Rules\n\n{rules}\n"));
     }

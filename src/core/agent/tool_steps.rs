@@ -10,13 +10,12 @@ use super::config::{ASK_FOLLOWUP_QUESTION, ATTEMPT_COMPLETION};
 use super::effect::{codes, Effect, HookKind, HookResult, Outcome, ToolOutput};
 use super::message::{AskAnswer, AskKind, AskResponse, MessageKind, SayKind};
 use super::round_loop::hook_context;
-use super::round_state::{Round, Skip, ToolJob, Wait};
+use super::round_state::{Round, Skip, Wait};
 use super::task::Ctx;
 use super::texts;
 use crate::core::conversation::{Content, ContentBlock};
 
-use super::mcp;
-use super::tool_job::{auto_approved, get, reads_only, result_blocks, result_blocks_raw};
+use super::tool_job::{get, result_blocks, result_blocks_raw, ToolJob};
 use crate::core::json::Json;
 
 /// Identical calls in a row after which the next round starts at the mistake limit.
@@ -28,9 +27,10 @@ impl Ctx {
         let known = job.name == ATTEMPT_COMPLETION
             || job.name == ASK_FOLLOWUP_QUESTION
             || self.config.tool(&job.name).is_some()
-            || mcp::is_mcp_call(&self.config, &job.name);
+            || self.catalog.handles(&job.name);
         if !known {
-            let names: Vec<String> = texts::all_tools(&self.config).into_iter().map(|(n, ..)| n).collect();
+            let names: Vec<String> =
+                texts::all_tools(&self.config, &self.catalog).into_iter().map(|(n, ..)| n).collect();
             self.mistakes += 1;
             self.say(SayKind::Error, format!("The model called a tool that does not exist: {}", job.name));
             self.push_result(round, &job, result_blocks_raw(&job, texts::unknown_tool(&job.name, &names.join(", "))));
@@ -47,16 +47,13 @@ impl Ctx {
         }
         // NOTE: a missing parameter, or an MCP call that cannot run (no such server or tool,
         // arguments that are not a JSON object, a required argument missing), is a mistake.
-        let spec = texts::params_of(&self.config, &job.name);
+        let spec = texts::params_of(&self.config, &self.catalog, &job.name);
         let problem = match spec.iter().find(|p| p.required && get(&job, &p.name).trim().is_empty()) {
             Some(missing) => Some((
                 texts::missing_param_notice(&job.name, &missing.name),
                 texts::missing_param(&job.name, &missing.name, job.call_id.is_some()),
             )),
-            None if mcp::is_mcp_call(&self.config, &job.name) => {
-                mcp::check_call(&self.config, &job.name, &job.params).map(|p| (p.clone(), texts::tool_error(&p)))
-            }
-            None => None,
+            None => self.catalog.check(&job.name, &job.params).map(|p| (p.clone(), texts::tool_error(&p))),
         };
         if let Some((notice, text)) = problem {
             self.mistakes += 1;
@@ -89,7 +86,7 @@ impl Ctx {
                 round.wait = Wait::Followup { ask_ts, job };
             }
             name => {
-                if !reads_only(&self.config, name, &job.params) && self.initial_checkpoint.is_some() {
+                if !self.reads_only(name, &job.params) && self.initial_checkpoint.is_some() {
                     round.wait = Wait::Checkpoint(job);
                 } else {
                     self.before_approval(round, job);
@@ -119,14 +116,8 @@ impl Ctx {
     }
 
     fn approve(&mut self, round: &mut Round, job: ToolJob) {
-        let (say, ask, text) = if mcp::is_mcp_call(&self.config, &job.name) {
-            let text = mcp::approval_text(&job.name, &|k| get(&job, k).to_owned());
-            (SayKind::UseMcpServer, AskKind::UseMcpServer, text)
-        } else {
-            let params = Json::from_members(job.params.iter().map(|(k, v)| (k.clone(), Json::from(v))));
-            (SayKind::Tool, AskKind::Tool, Json::object().with("tool", &job.name).with("params", params).to_string())
-        };
-        if auto_approved(&self.config, &job.name, &job.params) {
+        let (say, ask, text) = self.shown(&job.name, &job.params, &|k| get(&job, k).to_owned());
+        if self.auto_approved(&job.name, &job.params) {
             self.final_block_message(round, MessageKind::Say(say), text);
             self.run(round, job);
         } else {
@@ -138,17 +129,11 @@ impl Ctx {
     fn run(&mut self, round: &mut Round, job: ToolJob) {
         let id = self.new_id();
         let timeout = self.timeout_of(&job);
-        if mcp::is_mcp_call(&self.config, &job.name) {
+        if self.goes_to_a_server(&job.name, &job.params) {
             self.say(SayKind::McpServerRequestStarted, String::new());
         }
         self.effects.push_back(Effect::RunTool { id, name: job.name.clone(), params: job.params.clone() });
         round.wait = Wait::Tool { id, job, deadline: timeout.map(|ms| self.now.saturating_add(ms)) };
-    }
-
-    /// The milliseconds a call of `job` may run: its tool's `timeoutMs` (the host times MCP
-    /// calls itself, by their server's `timeoutMs`).
-    fn timeout_of(&self, job: &ToolJob) -> Option<u64> {
-        self.config.tool(&job.name).and_then(|t| t.timeout_ms)
     }
 
     fn ask_completion(&mut self, round: &mut Round, job: ToolJob) {
@@ -163,7 +148,7 @@ impl Ctx {
             return;
         }
         let Wait::Tool { job, .. } = std::mem::take(&mut round.wait) else { return };
-        if mcp::is_mcp_call(&self.config, &job.name) && !output.is_error {
+        if self.goes_to_a_server(&job.name, &job.params) && !output.is_error {
             self.say_with_images(SayKind::McpServerResponse, output.text.clone(), output.images.clone());
         }
         let (text, failed) = if output.is_error {
@@ -188,13 +173,12 @@ impl Ctx {
     pub(crate) fn tool_timeouts(&mut self, round: &mut Round) {
         if let Wait::Tool { id, deadline: Some(deadline), .. } = round.wait {
             if deadline <= self.now {
-                let ms = deadline.saturating_sub(self.now);
                 self.effects.push_back(Effect::CancelTool { id });
-                let limit = match &round.wait {
-                    Wait::Tool { job, .. } => self.timeout_of(job).unwrap_or(ms),
-                    _ => ms,
+                let text = match &round.wait {
+                    Wait::Tool { job, .. } => self.timed_out(job),
+                    _ => String::new(),
                 };
-                self.tool_done(round, id, ToolOutput::error(format!("the tool timed out after {limit} ms")));
+                self.tool_done(round, id, ToolOutput::error(text));
             }
         }
     }

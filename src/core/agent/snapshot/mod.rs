@@ -21,13 +21,11 @@ mod visit;
 mod writer;
 
 pub(crate) use from_history::resumed_content;
-#[cfg(test)]
-pub(crate) use state::check_tags;
 
 use crate::core::json::Json;
 
 use super::config::TaskConfig;
-use super::mcp::{McpServer, USE_MCP_TOOL};
+use super::mcp::{McpCatalog, USE_MCP_TOOL};
 use super::message::Transcript;
 use super::task::Task;
 use reader::Reader;
@@ -97,7 +95,7 @@ impl Task {
         for tool in &self.ctx.config.tools {
             tools.push(tool.name.clone());
         }
-        if !self.ctx.config.mcp.servers.is_empty() {
+        if self.ctx.catalog.calls_known {
             // NOTE: the parser knew the MCP tools; the restored one must too.
             tools.push(USE_MCP_TOOL.to_owned());
         }
@@ -178,15 +176,10 @@ impl Task {
         }
         let mut tools = Vec::new();
         r.strings("tools", &mut tools);
-        let mut config = config;
-        if tools.iter().any(|name| name == USE_MCP_TOOL) && config.mcp_configured {
-            // NOTE: the parser knew the MCP tools: it knows them again (the nameless server
-            // stands for the ones the host lists before the next request).
-            config.mcp.servers.push(McpServer::default());
-        }
-        let known = |name: &String| {
-            config.tools.iter().any(|t| &t.name == name) || (name == USE_MCP_TOOL && !config.mcp.servers.is_empty())
-        };
+        // NOTE: the parser knew the MCP tools: it knows them again (the host lists the
+        // servers before the next request).
+        let mcp_calls = tools.iter().any(|name| name == USE_MCP_TOOL) && !config.mcp_servers.is_empty();
+        let known = |name: &String| config.tools.iter().any(|t| &t.name == name) || (name == USE_MCP_TOOL && mcp_calls);
         if let Some(name) = tools.iter().find(|name| !known(name)) {
             return Err(SnapshotError {
                 kind: SnapshotErrorKind::ToolMissing,
@@ -195,6 +188,9 @@ impl Task {
         }
         let mut task =
             Self::new(config).map_err(|e| SnapshotError::invalid(format!("options.{}: {}", e.field, e.message)))?;
+        if mcp_calls {
+            task.ctx.set_catalog(McpCatalog { calls_known: true, ..McpCatalog::default() });
+        }
         let list = |key: &str| value.get(key).and_then(Json::as_array).unwrap_or_default();
         if value.get("history").is_some_and(|h| h.as_array().is_none()) {
             r.fail("history", "must be an array");

@@ -8,7 +8,6 @@ use super::super::message::MessageKind;
 use super::super::round_state::{Item, Received, Retry, Round, StreamPhase, Wait};
 use super::super::task::{Ctx, Phase, Task};
 use super::super::texts;
-use super::super::tool_job;
 use crate::core::parser::IncrementalParser;
 use crate::core::stream::{StreamDecoder, StreamError, ToolCallAssembler, Usage};
 
@@ -23,11 +22,7 @@ impl Ctx {
         self.count_usage(&round.usage, true);
         round.usage = Usage::default();
         round.decoder = Some(StreamDecoder::new(self.config.format));
-        round.stream = StreamPhase::Open {
-            deadline: self.config.timeouts.first_byte_ms.map(|ms| self.now.saturating_add(ms)),
-            received: Received::Nothing,
-        };
-        self.push_open_stream(round.stream_id);
+        self.open_stream(round);
     }
 
     /// A task restored while its reply still streamed, at a complete tool block (a tool,
@@ -114,8 +109,7 @@ impl Task {
                 let rerun = match &round.wait {
                     Wait::Tool { id, job, .. } => {
                         let spec = self.ctx.config.tools.iter().find(|t| t.name == job.name);
-                        let again = spec.is_some_and(|t| t.idempotent)
-                            || tool_job::reads_only(&self.ctx.config, &job.name, &job.params);
+                        let again = spec.is_some_and(|t| t.idempotent) || self.ctx.reads_only(&job.name, &job.params);
                         Some((*id, again))
                     }
                     _ => None,

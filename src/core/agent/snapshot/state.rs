@@ -6,9 +6,10 @@ use super::super::effect::Outcome;
 use super::super::failure::Failure;
 use super::super::history::DeletedRange;
 use super::super::repeats::Repeats;
-use super::super::round_state::{Received, Retry, Round, Skip, StreamPhase, ToolJob, Wait};
+use super::super::round_state::{Received, Retry, Round, Skip, StreamPhase, Wait};
 use super::super::tags::tags;
 use super::super::task::{Ctx, Phase, TaskUsage};
+use super::super::tool_job::ToolJob;
 use super::super::turn;
 use super::reply;
 use super::visit::{index, small, variant, Visit};
@@ -39,7 +40,10 @@ tags!(Wait {
 });
 
 tags!(StreamPhase {
-    "open" => StreamPhase::Open { .. } = StreamPhase::Open { deadline: None, received: Received::Nothing },
+    // NOTE: a round waiting for the MCP servers' listing is written as a stream that
+    // received nothing: restored, it lists them again before it sends the request.
+    "open" => StreamPhase::Open { .. } | StreamPhase::Listing =
+        StreamPhase::Open { deadline: None, received: Received::Nothing },
     "retryDelay" => StreamPhase::Retry(Retry::Delay { .. }) = StreamPhase::Retry(Retry::Delay { until: 0 }),
     "retryAsk" => StreamPhase::Retry(Retry::Ask { .. }) = StreamPhase::Retry(Retry::Ask { ts: 0 }),
     "ended" => StreamPhase::Ended = StreamPhase::Ended,
@@ -78,7 +82,7 @@ tags!(Phase {
 
 /// Checks every table of the state (`tags::check`).
 #[cfg(test)]
-pub(crate) fn check_tags() -> Result<(), String> {
+fn check_tags() -> Result<(), String> {
     use super::super::tags::check;
     use super::super::turn::Part;
     check(Outcome::Aborted { reason: String::new() })?;
@@ -153,6 +157,7 @@ fn stream(v: &mut dyn Visit, stream: &mut StreamPhase) {
             // NOTE: its deadline is not kept: a restored stream is sent again or failed.
             variant(v, "received", received);
         }
+        StreamPhase::Listing => variant(v, "received", &mut Received::Nothing),
         StreamPhase::Retry(Retry::Delay { until }) => v.number("until", until),
         StreamPhase::Retry(Retry::Ask { ts }) => v.number("askTs", ts),
         StreamPhase::Ended => {}
@@ -298,4 +303,12 @@ pub(super) fn state(v: &mut dyn Visit, ctx: &mut Ctx, task_phase: &mut Phase, la
     v.number("rounds", &mut ctx.rounds);
     phase(v, task_phase);
     v.end();
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_states_tags_map_back_to_themselves() {
+        super::check_tags().unwrap();
+    }
 }
