@@ -202,8 +202,11 @@ extern "C" {
     /// is not one (read in JS: no getter can throw into wasm).
     fn clew_response(response: &JsValue) -> JsValue;
     /// The start of an error body as text: at most `limit` bytes, waiting at most
-    /// `timeout_ms`; `""` when it cannot be read.
-    async fn clew_error_body(body: &JsValue, limit: u32, timeout_ms: u32) -> JsValue;
+    /// `timeout_ms`; `""` when it cannot be read. NOTE: `catch`, although it never rejects:
+    /// without it the binding unwraps the promise's outcome, with a panic message (about
+    /// 100 B of formatting code).
+    #[wasm_bindgen(catch)]
+    async fn clew_error_body(body: &JsValue, limit: u32, timeout_ms: u32) -> Result<JsValue, JsValue>;
     /// A `TransformStream` over the decoder's `push` and `finish`: the chunks decoded before
     /// an error are read before the error is.
     fn clew_transform(push: &JsValue, finish: &JsValue) -> TransformStream;
@@ -247,8 +250,11 @@ pub(super) async fn open_response(response: &JsValue) -> Opened {
     if !field("ok").is_truthy() {
         let status = field("status").as_f64().unwrap_or(0.0).clamp(0.0, 999.0) as u16;
         let retry_after = field("retryAfter").as_string();
-        let text =
-            clew_error_body(&body, ERROR_BODY_LIMIT, ERROR_BODY_TIMEOUT_MS).await.as_string().unwrap_or_default();
+        let text = clew_error_body(&body, ERROR_BODY_LIMIT, ERROR_BODY_TIMEOUT_MS)
+            .await
+            .ok()
+            .and_then(|t| t.as_string())
+            .unwrap_or_default();
         return Opened::Failed(StreamError::from_http(
             status,
             retry_after.as_deref(),
