@@ -324,6 +324,8 @@ export interface TaskSnapshot {
   version: number;
   /** The names of the task's tools: `Task.restore`'s options must have each. */
   tools: string[];
+  /** The MCP servers' last listing, when the task has servers (opaque). */
+  mcp?: object;
   history: HistoryMessage[];
   messages: TaskMessage[];
   /** Counters, clocks and the waiting point (opaque: an array of them, in a fixed order). */

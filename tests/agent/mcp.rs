@@ -281,6 +281,26 @@ fn a_restored_task_knows_the_mcp_tools_and_needs_the_servers() {
     assert!(matches!(restored.outcome(), Some(clew::agent::Outcome::Completed { .. })));
 }
 
+#[test]
+fn a_restored_task_knows_its_servers_tools_before_it_lists_them_again() {
+    let config = || TaskConfig { yolo: true, ..mcp_config() };
+    let mut h = harness(config(), vec![text(&[&call("lookup", r#"{"key":"a"}"#)]), completion("ok")]);
+    h.tool = Box::new(|_, _| None);
+    h.pause = Some(at_waiting_point(1));
+    h.start("t");
+    assert_eq!(h.task.state(), "tool", "the read-only call runs when the snapshot is taken");
+    let snapshot = h.task.snapshot();
+    assert!(snapshot.contains(r#""mcp":{"#) && snapshot.contains(r#""name":"lookup""#), "{snapshot}");
+    let mut restored = harness(config(), vec![completion("ok")]);
+    restored.task = Task::restore(&snapshot, config()).unwrap();
+    restored.now = h.now;
+    restored.tool = Box::new(|_, _| Some(ToolOutput::text("found")));
+    restored.task.resume(restored.now);
+    restored.run();
+    assert_eq!(restored.tool_calls.len(), 1, "the catalog says the call only reads: it runs again");
+    assert!(matches!(restored.outcome(), Some(clew::agent::Outcome::Completed { .. })));
+}
+
 fn options_error(options: serde_json::Value) -> String {
     let options = clew::json::Json::parse(&options.to_string()).unwrap();
     clew::agent::TaskOptions::from_json(&options, 1).unwrap_err()

@@ -40,6 +40,10 @@ pub struct McpCatalog {
     /// Whether the model's replies may call the two MCP tools: a server is connected, or a
     /// restored task's were (its listing comes before the next request).
     pub calls_known: bool,
+    /// The listing this catalog was read from, as the host gave it (JSON text; empty before
+    /// the first): snapshots keep it, so a restored task knows its servers' tools (their
+    /// read-only hints, auto-approval and timeouts) before it lists them again.
+    pub listing: String,
 }
 
 /// Whether `name` is a server name the task accepts: 1 to 64 letters, digits, `_` or `-`,
@@ -98,7 +102,7 @@ impl McpCatalog {
     /// is a server the options do not name. Gives the catalog and, for each failed server,
     /// what to tell the user.
     pub(crate) fn read(listing: &Json, settings: &[McpServerSettings], native: bool) -> (Self, Vec<String>) {
-        let mut catalog = Self::default();
+        let mut catalog = Self { listing: listing.to_string(), ..Self::default() };
         let mut prompt = String::new();
         for listed in items(listing, "servers") {
             let server = text_of(listed, "name");

@@ -24,7 +24,7 @@ pub(crate) use from_history::resumed_content;
 
 use crate::core::json::Json;
 
-use super::config::TaskConfig;
+use super::config::{TaskConfig, ToolCalling};
 use super::mcp::{McpCatalog, USE_MCP_TOOL};
 use super::message::Transcript;
 use super::task::Task;
@@ -100,6 +100,9 @@ impl Task {
             tools.push(USE_MCP_TOOL.to_owned());
         }
         w.strings("tools", &mut tools);
+        if !self.ctx.catalog.listing.is_empty() {
+            w.raw("mcp", &self.ctx.catalog.listing);
+        }
         if changes {
             w.number("historyFrom", &mut (history_from as u64));
             w.number("messagesFrom", &mut (messages_from as u64));
@@ -189,7 +192,15 @@ impl Task {
         let mut task =
             Self::new(config).map_err(|e| SnapshotError::invalid(format!("options.{}: {}", e.field, e.message)))?;
         if mcp_calls {
-            task.ctx.set_catalog(McpCatalog { calls_known: true, ..McpCatalog::default() });
+            // NOTE: the servers' last listing, read again with the options' settings (a
+            // snapshot of format 3 from before it was kept has none: the catalog stays empty
+            // until the servers are listed again, before the next request).
+            let native = task.ctx.config.tool_calling == ToolCalling::Native;
+            let (catalog, _) = match value.get("mcp") {
+                Some(listing) => McpCatalog::read(listing, &task.ctx.config.mcp_servers, native),
+                None => Default::default(),
+            };
+            task.ctx.set_catalog(McpCatalog { calls_known: true, ..catalog });
         }
         let list = |key: &str| value.get(key).and_then(Json::as_array).unwrap_or_default();
         if value.get("history").is_some_and(|h| h.as_array().is_none()) {
