@@ -263,6 +263,21 @@ test("faults that would repeat end the task with a code that says why, without r
   assert.equal(overflow.outcome.error.code, "CLEW_CONTEXT_WINDOW_EXCEEDED");
 });
 
+test("without AbortController (a bare runtime) a request fails at once instead of waiting forever", { timeout: 10_000 }, async () => {
+  const saved = globalThis.AbortController;
+  globalThis.AbortController = undefined;
+  try {
+    let requested = false;
+    const bare = await faulted(() => { requested = true; return new Response(""); }, { retry: { maxRetries: 0 } });
+    assert.equal(bare.asks[0]?.ask, "api_req_failed");
+    assert.match(bare.asks[0].text, /no AbortController/);
+    assert.equal(bare.outcome.status, "ended", "declined, as the test's ask answers");
+    assert.equal(requested, false, "no request the task could not cancel");
+  } finally {
+    globalThis.AbortController = saved;
+  }
+});
+
 test("a retry-after longer than retry.maxDelayMs asks at once with the server's delay", async () => {
   const started = Date.now();
   const slow = await faulted(new Response("slow down", { status: 429, headers: { "retry-after": "86400" } }));

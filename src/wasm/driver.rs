@@ -17,7 +17,9 @@ use js_sys::{Function, Object, Reflect};
 use wasm_bindgen::prelude::*;
 use web_sys::AbortController;
 
-use super::js_call::{abort_controller, call, call_with, error_message, now, settle, spawn, swallow};
+use super::js_call::{
+    abort_controller, call, call_with, error_message, now, settle, spawn, swallow, NO_ABORT_CONTROLLER,
+};
 use super::task_convert::{
     answer_from_js, hook_from_js, message_to_js, outcome_to_js, params_to_js, tool_output_from_js,
 };
@@ -231,7 +233,10 @@ impl Driver {
             self.handle(|m, now| m.handle_tool_done(now, id, output));
             return;
         };
-        let Some(controller) = abort_controller() else { return };
+        let Some(controller) = abort_controller() else {
+            let output = ToolOutput::error(NO_ABORT_CONTROLLER.to_owned());
+            return self.handle(|m, now| m.handle_tool_done(now, id, output));
+        };
         let context = Object::new();
         let _ = Reflect::set(&context, &"signal".into(), &controller.signal());
         let _ = Reflect::set(&context, &"taskId".into(), &JsValue::from_str(&self.task_id));

@@ -77,6 +77,10 @@ pub(super) fn error_message(error: &JsValue) -> String {
     get(error, "message").as_string().or_else(|| error.as_string()).unwrap_or_else(|| "unknown error".into())
 }
 
+/// Why a stream or a tool fails in a runtime without `AbortController` (the task cannot
+/// cancel them): it fails at once instead of waiting forever.
+pub(super) const NO_ABORT_CONTROLLER: &str = "this JavaScript runtime has no AbortController";
+
 /// A new `AbortController` (none only where the runtime has none).
 pub(super) fn abort_controller() -> Option<AbortController> {
     AbortController::new().ok()

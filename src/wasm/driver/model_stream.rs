@@ -8,7 +8,9 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::AbortSignal;
 
-use super::super::js_call::{abort_controller, call_with, clew_pump, error_message, settle, spawn};
+use super::super::js_call::{
+    abort_controller, call_with, clew_pump, error_message, settle, spawn, NO_ABORT_CONTROLLER,
+};
 use super::super::json_js::to_js;
 use super::super::stream::{open_response, Opened, USED};
 use super::super::task_convert::get;
@@ -24,7 +26,10 @@ extern "C" {
 
 impl Driver {
     pub(super) fn open_stream(self: &Rc<Self>, stream: u64, mut request: ModelRequest, unchanged: &[Option<usize>]) {
-        let Some(controller) = abort_controller() else { return };
+        let Some(controller) = abort_controller() else {
+            let message = NO_ABORT_CONTROLLER.to_owned();
+            return self.stream_failed(stream, StreamError::Network { message });
+        };
         let signal = controller.signal();
         if let Some((_, old)) = self.stream.replace(Some((stream, controller))) {
             old.abort();
