@@ -37,8 +37,7 @@ impl Ctx {
         match self.spec_of(&job.name, &job.params) {
             Some(spec) => spec.timeout_ms,
             None if self.catalog.handles(&job.name) => {
-                let server = job.params.iter().find(|(k, _)| k == "server_name").map(|(_, v)| v.as_str());
-                Some(mcp::timeout_ms(&self.config.mcp_servers, server.unwrap_or_default()))
+                Some(mcp::timeout_ms(&self.config.mcp_servers, mcp::param(&job.params, "server_name")))
             }
             None => None,
         }
@@ -48,8 +47,7 @@ impl Ctx {
     pub(crate) fn timed_out(&self, job: &ToolJob) -> String {
         let ms = self.timeout_of(job).unwrap_or_default();
         if self.goes_to_a_server(&job.name, &job.params) {
-            let server = job.params.iter().find(|(k, _)| k == "server_name").map(|(_, v)| v.as_str());
-            let server = server.unwrap_or_default();
+            let server = mcp::param(&job.params, "server_name");
             format!("the MCP server '{server}' did not answer within {ms} ms; the call was cancelled")
         } else {
             format!("the tool timed out after {ms} ms")

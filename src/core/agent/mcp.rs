@@ -9,7 +9,7 @@
 //! them with the reference's two tools, `use_mcp_tool` and `access_mcp_resource` (natively,
 //! a server tool's own name runs as `use_mcp_tool`).
 
-use super::config::{McpServerSettings, ParamSpec, ToolSource, ToolSpec};
+use super::tool_spec::{McpServerSettings, ParamSpec, ToolSource, ToolSpec};
 use crate::core::json::Json;
 use crate::core::parser::ToolSet;
 use crate::core::text::{contains, find};
@@ -67,7 +67,7 @@ pub(crate) fn is_mcp_tool(name: &str) -> bool {
 }
 
 /// The value of parameter `name` in `params` (empty when missing).
-fn param<'a>(params: &'a [(String, String)], name: &str) -> &'a str {
+pub(crate) fn param<'a>(params: &'a [(String, String)], name: &str) -> &'a str {
     params.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str()).unwrap_or_default()
 }
 

@@ -41,6 +41,7 @@ mod tags;
 mod task;
 pub mod texts;
 mod tool_job;
+mod tool_spec;
 mod tool_steps;
 mod turn;
 
