@@ -27,29 +27,18 @@ export async function clew_pump(stream, push, signal) {
     try { reader.releaseLock(); } catch {}
   }
 }
-// A transcript entry as `say`, `ask` and `persist` get it: `{ ts, type, say | ask, text,
-// images?, partial? }`. Made here in one call, as a literal of one shape: built member by
-// member from wasm, each key would cross the boundary as a string of its own.
-export function clew_message(ts, ask, kind, text, images, partial) {
-  const message = ask ? { ts, type: 'ask', ask: kind, text } : { ts, type: 'say', say: kind, text };
-  if (images !== undefined) message.images = images;
-  if (partial !== undefined) message.partial = partial;
-  return message;
-}
 export function clew_request(request, messages) {
   request.messages = typeof structuredClone === 'function' ? structuredClone(messages) : JSON.parse(JSON.stringify(messages));
   return request;
 }
 // Calls `options.persist(changes, { reason, wakeAt? })` as `clew_try` calls (the outcome
-// through `clew_tried`). The changes are the machine's JSON parsed, with the transcript
-// entries the driver made put in. Their history entries are frozen, because the requests
-// are made of them too (`cache`, by history index), so that each entry crosses into
-// JavaScript once.
-export function clew_persist(persist, text, cache, messages, reason, wakeAt) {
+// through `clew_tried`). The changes are the machine's JSON parsed. Their history entries
+// are frozen, because the requests are made of them too (`cache`, by history index), so
+// that each entry crosses into JavaScript once.
+export function clew_persist(persist, text, cache, reason, wakeAt) {
   const changes = JSON.parse(text);
   cache.length = changes.historyFrom;
   for (const entry of changes.history) cache.push(frozenShared(entry));
-  changes.messages = messages;
   return clew_try(persist, undefined, changes, wakeAt === undefined ? { reason } : { reason, wakeAt });
 }
 // Freezes `value` deeply, and gives the same value for the requests to clone, except that

@@ -127,8 +127,8 @@ impl Driver {
 
     fn perform(self: &Rc<Self>, effect: Effect) {
         match effect {
-            Effect::Persist { reason, changes, wake, messages_from } => {
-                self.persist(reason.as_str(), &changes, wake, messages_from);
+            Effect::Persist { reason, changes, wake } => {
+                self.persist(reason.as_str(), &changes, wake);
             }
             Effect::OpenStream { stream, request, unchanged } => self.open_stream(stream, request, &unchanged),
             Effect::CancelStream { stream } => {

@@ -1,18 +1,13 @@
 //! The Task's values across the boundary: messages, outcomes, answers, tool results, images.
 
-use js_sys::{Array, Object, Reflect};
-use wasm_bindgen::prelude::*;
+use js_sys::{Object, Reflect};
 use wasm_bindgen::JsValue;
 
-use crate::core::agent::{AskAnswer, AskResponse, HookResult, Message, MessageKind, Outcome, TaskUsage, ToolOutput};
+use crate::core::agent::{
+    transcript_entry, AskAnswer, AskResponse, HookResult, Message, Outcome, TaskUsage, ToolOutput,
+};
 use crate::core::conversation::ImageSource;
 use crate::core::json::Json;
-
-#[wasm_bindgen(module = "/js/boundary.js")]
-extern "C" {
-    /// A transcript entry's object, made in one call (`message_to_js`).
-    fn clew_message(ts: f64, ask: bool, kind: &str, text: &str, images: &JsValue, partial: &JsValue) -> JsValue;
-}
 
 fn set(target: &Object, key: &str, value: &JsValue) {
     // NOTE: setting a property on a fresh plain object cannot fail.
@@ -29,11 +24,6 @@ pub(super) fn get(object: &JsValue, key: &str) -> JsValue {
         return JsValue::UNDEFINED;
     }
     Reflect::get(object, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
-}
-
-/// An image as a data URL (or its web address).
-pub(super) fn image_to_js(image: &ImageSource) -> JsValue {
-    JsValue::from_str(&image.to_url_text())
 }
 
 /// Images given as data URLs or web addresses; anything else is skipped.
@@ -54,16 +44,9 @@ pub(super) fn images_from_js(value: &JsValue) -> Vec<ImageSource> {
         .collect()
 }
 
-/// `{ ts, type, say | ask, text, images?, partial? }`.
+/// A transcript entry's object, parsed from the core's one writer of its shape.
 pub(super) fn message_to_js(message: &Message) -> JsValue {
-    let images = if message.images.is_empty() {
-        JsValue::UNDEFINED
-    } else {
-        message.images.iter().map(image_to_js).collect::<Array>().into()
-    };
-    let partial = message.partial.map_or(JsValue::UNDEFINED, JsValue::from_bool);
-    let ask = matches!(message.kind, MessageKind::Ask(_));
-    clew_message(message.ts as f64, ask, message.kind_name(), &message.text, &images, &partial)
+    js_sys::JSON::parse(&transcript_entry(message)).unwrap_or(JsValue::NULL)
 }
 
 /// `{ status, result?, error?: ClewTaskError }`.

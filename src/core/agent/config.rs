@@ -142,13 +142,6 @@ pub struct TaskConfig {
     pub checkpoints: bool,
     /// Whether the task's state is stored at every waiting point ([`Effect::Persist`](super::Effect::Persist)).
     pub persist: bool,
-    /// Whether the host puts the changed transcript entries into each persist's changes
-    /// itself (from [`Task::messages`](super::Task::messages), at
-    /// [`Effect::Persist`](super::Effect::Persist)'s `messages_from` on): the changes'
-    /// `messages` is then empty ([`Task::snapshot_changes`](super::Task::snapshot_changes)'s
-    /// too). The wasm driver makes those objects as it makes the ones it hands to `say`, which
-    /// costs less than JSON text parsed again.
-    pub persist_messages_apart: bool,
     /// Which hooks exist.
     pub hooks: HookSet,
     /// Whether someone answers asks (the driver has an `ask` callback). Without, every
@@ -186,7 +179,6 @@ impl Default for TaskConfig {
             environment: None,
             checkpoints: false,
             persist: false,
-            persist_messages_apart: false,
             hooks: HookSet::default(),
             asks: true,
             mcp_servers: Vec::new(),

@@ -119,10 +119,6 @@ pub enum Effect {
         reason: PersistReason,
         /// What changed since the last one ([`Task::snapshot_changes`](super::Task::snapshot_changes)).
         changes: String,
-        /// Where the changed transcript entries start (`messagesFrom`): with
-        /// [`TaskConfig::persist_messages_apart`](super::TaskConfig::persist_messages_apart)
-        /// the host puts in [`Task::messages`](super::Task::messages) from this index on.
-        messages_from: usize,
         /// When the task next needs a wake-up (a retry delay's end, a timeout), if ever: a
         /// host that may be stopped meanwhile (a Durable Object) sets its own alarm for it.
         wake: Option<u64>,

@@ -181,9 +181,6 @@ impl TaskOptions {
             checkpoints: checkpoint_save.is_some() || checkpoint_initial.is_some(),
             persist: persist.is_some(),
             asks: ask.is_some(),
-            // NOTE: the host that reads `new Task(options)` makes the persisted transcript entries
-            // as it makes those for `say` (src/wasm/driver/persist.rs).
-            persist_messages_apart: persist.is_some(),
             hooks: HookSet {
                 task_start: hook_slots[0].is_some(),
                 task_cancel: hook_slots[1].is_some(),

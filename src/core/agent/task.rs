@@ -164,8 +164,8 @@ impl Task {
                     self.ctx.persist_due = false;
                     self.ctx.persist_history = self.ctx.history.len();
                     let wake = self.ctx.wake;
-                    let (changes, messages_from) = self.write_changes();
-                    return Some(Effect::Persist { reason, changes, wake, messages_from });
+                    let changes = self.snapshot_changes();
+                    return Some(Effect::Persist { reason, changes, wake });
                 }
             }
             match self.ctx.effects.pop_front() {

@@ -12,23 +12,15 @@ use js_sys::{Array, Function};
 use wasm_bindgen::prelude::*;
 
 use super::super::js_call::{clew_tried, error_message, now, settle, spawn, swallow};
-use super::super::task_convert::message_to_js;
 use super::Driver;
 use crate::core::agent::codes;
 
 #[wasm_bindgen(module = "/js/boundary.js")]
 extern "C" {
     /// Calls `persist(changes, { reason, wakeAt? })` as `clew_try` does (what it returned
-    /// or threw comes through `clew_tried`): `changes` parsed, its history entries frozen
-    /// and kept in `cache` (by history index), and `messages` put in.
-    fn clew_persist(
-        persist: &Function,
-        changes: &str,
-        cache: &Array,
-        messages: &Array,
-        reason: &str,
-        wake_at: Option<f64>,
-    ) -> bool;
+    /// or threw comes through `clew_tried`): `changes` parsed, and its history entries frozen
+    /// and kept in `cache` (by history index).
+    fn clew_persist(persist: &Function, changes: &str, cache: &Array, reason: &str, wake_at: Option<f64>) -> bool;
 }
 
 /// Where persisting stands.
@@ -62,22 +54,13 @@ impl PersistState {
 }
 
 impl Driver {
-    /// Hands `changes` to `options.persist` and holds every effect until it settles.
-    ///
-    /// The machine left the transcript entries out (`TaskConfig::persist_messages_apart`):
-    /// they are made here as those handed to `say` are, which costs less than JSON text
-    /// parsed again. The history entries are kept for the requests to come
+    /// Hands `changes` (the machine's JSON text, whole) to `options.persist` and holds every
+    /// effect until it settles. The history entries are kept for the requests to come
     /// (model_stream.rs), so that each crosses into JavaScript once.
-    pub(super) fn persist(self: &Rc<Self>, reason: &str, changes: &str, wake: Option<u64>, messages_from: usize) {
+    pub(super) fn persist(self: &Rc<Self>, reason: &str, changes: &str, wake: Option<u64>) {
         let Some(persist) = self.callback(|c| c.persist.clone()) else { return };
-        let messages = Array::new();
-        if let Ok(machine) = self.machine.try_borrow() {
-            for message in machine.messages().get(messages_from..).unwrap_or_default() {
-                messages.push(&message_to_js(message));
-            }
-        }
         let epoch = self.persist.epoch.get();
-        let returned = clew_persist(&persist, changes, &self.history_js, &messages, reason, wake.map(|at| at as f64));
+        let returned = clew_persist(&persist, changes, &self.history_js, reason, wake.map(|at| at as f64));
         let value = clew_tried();
         let result = if returned { Ok(value) } else { Err(value) };
         if self.persist.aborting.get() || self.persist.epoch.get() != epoch {

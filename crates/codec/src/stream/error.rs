@@ -140,7 +140,7 @@ impl StreamError {
             Some(ErrorBody { kind, message }) => (kind, message.unwrap_or_else(|| preview(body.as_bytes()))),
             None => (None, preview(body.trim().as_bytes())),
         };
-        let message = if message.is_empty() { format!("HTTP {status}") } else { message };
+        let message = if message.is_empty() { format!("HTTP {}", u64::from(status)) } else { message };
         let retry_after_ms = retry_after.and_then(|value| parse_retry_after(value, now_ms));
         Self::Http { status, message, kind, retry_after_ms }
     }
@@ -149,7 +149,7 @@ impl StreamError {
 impl fmt::Display for StreamError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::Http { status, message, .. } => write!(f, "HTTP {status}: {message}"),
+            Self::Http { status, message, .. } => write!(f, "HTTP {}: {message}", u64::from(*status)),
             Self::NotSse { body } => write!(f, "the response is not an event stream; it starts with: {body}"),
             Self::Incomplete { expected } => write!(f, "the stream ended before {expected}"),
             Self::Provider { kind, message } => write!(f, "the provider reported {kind}: {message}"),

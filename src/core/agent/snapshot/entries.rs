@@ -26,31 +26,44 @@ pub(super) fn write_messages(w: &mut Writer, messages: &[Message]) {
     w.open('[');
     for message in messages {
         w.next();
-        w.open('{');
-        let kind = match message.kind {
-            MessageKind::Say(_) => "say",
-            MessageKind::Ask(_) => "ask",
-        };
-        let (mut ts, partial) = (message.ts, message.partial);
-        w.number("ts", &mut ts);
-        w.string("type", kind);
-        w.string(kind, message.kind_name());
-        w.string("text", &message.text);
-        if !message.images.is_empty() {
-            let mut images = Vec::new();
-            for image in &message.images {
-                images.push(image.to_url_text());
-            }
-            w.strings("images", &mut images);
-        }
-        if let Some(partial) = partial {
-            // NOTE: `false` too (the writer leaves a `false` flag out): a message that was
-            // partial says so.
-            w.raw("partial", if partial { "true" } else { "false" });
-        }
-        w.close('}');
+        write_message(w, message);
     }
     w.close(']');
+}
+
+/// A transcript entry as JSON text, the object `say`, `ask`, `task.messages` and the
+/// snapshot all give: the one writer of its shape.
+pub fn transcript_entry(message: &Message) -> String {
+    let mut w = Writer::with_capacity(message.text.len() + 64);
+    write_message(&mut w, message);
+    w.text
+}
+
+/// `{ ts, type, say | ask, text, images?, partial? }`.
+fn write_message(w: &mut Writer, message: &Message) {
+    w.open('{');
+    let kind = match message.kind {
+        MessageKind::Say(_) => "say",
+        MessageKind::Ask(_) => "ask",
+    };
+    let (mut ts, partial) = (message.ts, message.partial);
+    w.number("ts", &mut ts);
+    w.string("type", kind);
+    w.string(kind, message.kind_name());
+    w.string("text", &message.text);
+    if !message.images.is_empty() {
+        let mut images = Vec::new();
+        for image in &message.images {
+            images.push(image.to_url_text());
+        }
+        w.strings("images", &mut images);
+    }
+    if let Some(partial) = partial {
+        // NOTE: `false` too (the writer leaves a `false` flag out): a message that was
+        // partial says so.
+        w.raw("partial", if partial { "true" } else { "false" });
+    }
+    w.close('}');
 }
 
 /// History messages; the first error, if any, names the entry.

@@ -20,6 +20,7 @@ mod state;
 mod visit;
 mod writer;
 
+pub use entries::transcript_entry;
 pub(crate) use from_history::resumed_content;
 
 use crate::core::json::Json;
@@ -108,11 +109,7 @@ impl Task {
             w.number("messagesFrom", &mut (messages_from as u64));
         }
         entries::write_history(&mut w, self.ctx.history.get(history_from..).unwrap_or_default());
-        let messages = match changes && self.ctx.config.persist_messages_apart {
-            true => &[],
-            false => self.ctx.transcript.messages().get(messages_from..).unwrap_or_default(),
-        };
-        entries::write_messages(&mut w, messages);
+        entries::write_messages(&mut w, self.ctx.transcript.messages().get(messages_from..).unwrap_or_default());
         let mut last_ts = self.ctx.transcript.last_ts();
         state::state(&mut w, &mut self.ctx, &mut self.phase, &mut last_ts);
         w.close('}');
@@ -135,15 +132,10 @@ impl Task {
     /// entries did not change). Replacing the stored entries from those indexes with these
     /// gives the whole snapshot.
     pub fn snapshot_changes(&mut self) -> String {
-        self.write_changes().0
-    }
-
-    /// [`snapshot_changes`](Self::snapshot_changes), and where its transcript entries start.
-    pub(crate) fn write_changes(&mut self) -> (String, usize) {
         let history_from = self.ctx.persisted_history.min(self.ctx.history.len());
         let messages_from = self.ctx.transcript.take_changes();
         self.ctx.persisted_history = self.ctx.history.len();
-        (self.write_snapshot(history_from, messages_from, true), messages_from)
+        self.write_snapshot(history_from, messages_from, true)
     }
 
     /// A task continued from a [`snapshot`](Self::snapshot) (JSON text), set up with

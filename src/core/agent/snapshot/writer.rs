@@ -24,7 +24,12 @@ pub(super) struct Writer {
 impl Writer {
     pub(super) fn new() -> Self {
         // NOTE: most snapshots a persist writes are a few KB; this spares the first regrowths.
-        Self { text: String::with_capacity(4096), first: true, closers: Vec::new(), tuple: false }
+        Self::with_capacity(4096)
+    }
+
+    /// A writer whose text has room for `bytes`.
+    pub(super) fn with_capacity(bytes: usize) -> Self {
+        Self { text: String::with_capacity(bytes), first: true, closers: Vec::new(), tuple: false }
     }
 
     /// The separator before a member or item.
