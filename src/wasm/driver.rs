@@ -130,7 +130,9 @@ impl Driver {
             Effect::Persist { reason, changes, wake } => {
                 self.persist(reason.as_str(), &changes, wake);
             }
-            Effect::OpenStream { stream, request, unchanged } => self.open_stream(stream, request, &unchanged),
+            Effect::OpenStream { stream, request, format, unchanged } => {
+                self.open_stream(stream, request, format, &unchanged)
+            }
             Effect::CancelStream { stream } => {
                 let current = self.stream.borrow_mut().take_if(|(id, _)| *id == stream);
                 if let Some((_, controller)) = current {

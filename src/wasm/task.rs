@@ -12,7 +12,7 @@ use super::driver::Driver;
 use super::error::{type_error, Code};
 use super::task_convert::{images_from_js, message_to_js, outcome_to_js, usage_to_js};
 use super::task_options;
-use crate::core::agent::{SnapshotError, SnapshotErrorKind, Task as Machine};
+use crate::core::agent::{SnapshotError, SnapshotErrorKind, Task as Machine, TaskState};
 use crate::core::conversation;
 
 /// A snapshot (or saved task) as JSON text: a string as it is, anything else through
@@ -82,7 +82,7 @@ impl Task {
             Some(machine) if machine.messages().is_empty() => match machine.outcome() {
                 // A task aborted before it started ends `aborted`, with no callback.
                 Some(outcome) => return Promise::resolve(&outcome_to_js(outcome)),
-                None => machine.state() == "idle",
+                None => machine.task_state() == TaskState::Idle,
             },
             _ => false,
         };

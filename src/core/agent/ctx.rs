@@ -134,7 +134,8 @@ impl Ctx {
             received: Received::Nothing,
         };
         let (request, unchanged) = self.model_request();
-        self.effects.push_back(Effect::OpenStream { stream: round.stream_id, request, unchanged });
+        let format = self.config.format;
+        self.effects.push_back(Effect::OpenStream { stream: round.stream_id, request, format, unchanged });
     }
 
     /// Truncates the history before a request when the previous one came near the context

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use super::message::Message;
 use crate::core::conversation::ImageSource;
 use crate::core::request::ModelRequest;
+use crate::core::stream::Format;
 
 /// A hook the driver may run. Its position (`kind as usize`) is its slot among the options'
 /// hooks ([`HOOK_NAMES`](super::HOOK_NAMES), [`CallbackSlots::hooks`](super::CallbackSlots)).
@@ -45,6 +46,9 @@ pub enum Effect {
         stream: u64,
         /// System prompt, history and (native mode) tool definitions.
         request: ModelRequest,
+        /// The provider's wire format: how the request is written and how the stream's bytes
+        /// are read (the task's `model.format`).
+        format: Format,
         /// For each of `request.messages`, the index of the history message it is, unchanged
         /// (`None` for a message this request changed: the truncation notice, a tool call
         /// turned into text). A driver may reuse what it made of that message for an earlier

@@ -16,7 +16,7 @@ use super::super::stream::{open_response, Opened, USED};
 use super::super::task_convert::get;
 use super::Driver;
 use crate::core::request::{build_request, ModelRequest};
-use crate::core::stream::StreamError;
+use crate::core::stream::{Format, StreamError};
 
 #[wasm_bindgen(module = "/js/boundary.js")]
 extern "C" {
@@ -25,7 +25,13 @@ extern "C" {
 }
 
 impl Driver {
-    pub(super) fn open_stream(self: &Rc<Self>, stream: u64, mut request: ModelRequest, unchanged: &[Option<usize>]) {
+    pub(super) fn open_stream(
+        self: &Rc<Self>,
+        stream: u64,
+        mut request: ModelRequest,
+        format: Format,
+        unchanged: &[Option<usize>],
+    ) {
         let Some(controller) = abort_controller() else {
             let message = NO_ABORT_CONTROLLER.to_owned();
             return self.stream_failed(stream, StreamError::Network { message });
@@ -35,7 +41,6 @@ impl Driver {
             old.abort();
         }
         request.model = self.model.clone();
-        let format = self.machine.borrow().config().format;
         let (custom, fetch) = (self.callback(|c| c.request.clone()), self.callback(|c| c.fetch.clone()));
         let me = Rc::clone(self);
         let unchanged = unchanged.to_vec();
