@@ -17,7 +17,7 @@ function decode(text) {
 initSync({ module: decode(wasmBase64) });
 // A task with MCP servers imports clew's MCP support from beside this module, hidden from
 // bundlers (a bundle stays one chunk; an application that bundles MCP imports "clew/mcp"):
-// the specifier comes from boundary.js, so no bundler resolves it, and a relative import()
+// the specifier comes from boundary/options.js, so no bundler resolves it, and a relative import()
 // resolves against this module (no `import.meta`, which iife and CommonJS bundles lack).
 clew_mcp_import((specifier) => import(/* webpackIgnore: true */ /* @vite-ignore */ specifier));
 

@@ -3,7 +3,7 @@
 // when a server's tools change, and runs the two reference tools, use_mcp_tool and
 // access_mcp_resource, on the servers (the task checks their arguments, approves them and
 // times them: it aborts a call's signal when it gives up). Loaded on demand
-// (js/boundary.js `clew_mcp`), or by an application's `import "clew/mcp-servers"` (or
+// (js/boundary/options.js `clew_mcp`), or by an application's `import "clew/mcp-servers"` (or
 // "clew/mcp"); it registers `mcpServers` under the global symbol `clew.mcpServers`. Every
 // call of a client is guarded: a client that throws, rejects, hangs or disconnects makes a
 // failed listing or an error result, never a crash.

@@ -1,7 +1,7 @@
 // Turns wasm-pack's --target web output in pkg/ into the npm package `clew`: the entry
 // modules (Node ESM and CommonJS, browsers and bundlers, workerd and edge, the inlined wasm),
 // one declaration file, the npm README, and package.json with its `exports`.
-import { copyFileSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { execFileSync } from "node:child_process";
@@ -18,19 +18,24 @@ const snippet = readdirSync(join(pkg, "snippets")).find((dir) => {
 });
 if (!snippet) throw new Error("[build] snippets/*/js/errors.js not found in " + pkg);
 const errorsModule = `./snippets/${snippet}/js/errors.js`;
+// js/boundary/, one module per job, each imported by the wasm room that needs it; the ones
+// the wasm does not import (guards.js, merge.js) are copied in too. They are bundled into
+// clew.js below, which re-exports what the entries take from them.
+const boundary = `./snippets/${snippet}/js/boundary`;
+cpSync(join(root, "js", "boundary"), join(pkg, boundary), { recursive: true });
 
 const entries = ["node.js", "browser.js", "workerd.js", "edge-light.js", "inline.js", "api.js", "parser.js", "assembler.js"];
 for (const file of entries) {
   const text = readFileSync(join(root, "js", file), "utf8")
     .replaceAll("__ERRORS_MODULE__", errorsModule)
-    .replaceAll("__BOUNDARY_MODULE__", `./snippets/${snippet}/js/boundary.js`);
+    .replaceAll("__BOUNDARY_MODULE__", "./clew.js");
   writeFileSync(join(pkg, file), text);
 }
 // Modules the entries do not import: the MCP servers' glue (loaded on demand by a task with
 // servers) and `clew/mcp` (imports the MCP SDK, a peer dependency).
 const onDemand = ["mcp-servers.js", "mcp.js", "mcp-workerd.js"];
 for (const file of onDemand) copyFileSync(join(root, "js", file), join(pkg, file));
-// Every class the bindings export checks that its object is alive (js/boundary.js).
+// Every class the bindings export checks that its object is alive (js/boundary/guards.js).
 let glue = readFileSync(join(pkg, "clew.js"), "utf8");
 const classes = [...glue.matchAll(/^export class (\w+)/gm)].map((m) => m[1]);
 // The public classes and functions keep their names (stack traces, `guardClasses`' messages)
@@ -45,13 +50,13 @@ if (!glue.includes("guardClasses(")) {
   writeFileSync(rawTypes, readFileSync(rawTypes, "utf8").replace(
     /\bwasm_bindgen__convert__closures_+invoke__h[0-9a-f]{16}\b/g, (name) => shortened.exportNames.get(name) ?? name));
   // The exports that return one externref (`any` in the generated declarations) are called
-  // through a Proxy: js/boundary.js `clew_wasm_exports`.
+  // through a Proxy: js/boundary/guards.js `clew_wasm_exports`.
   const refReturning = [...readFileSync(join(pkg, "clew_bg.wasm.d.ts"), "utf8").matchAll(/^export const (\w+): \(.*\) => any;$/gm)].map((m) => m[1]);
   const init = /^(\s*)wasm = instance\.exports;$/m;
   if (!init.test(glue)) throw new Error("[build] `wasm = instance.exports;` not found in the bindings");
   glue = glue.replace(init, `$1wasm = clew_wasm_exports(instance.exports, ${JSON.stringify(refReturning)});`);
   // wasm-bindgen imports a snippet once per function the wasm takes from it unchanged (`import * as
-  // import1 from ".../boundary.js"`, then import2, …) and names each in the wasm's import object:
+  // import1 from ".../calls.js"`, then import2, …) and names each in the wasm's import object:
   // duplicate keys, which esbuild (and so wrangler) reports as warnings. One of each is enough.
   const namespaces = new Map();
   const escape = (text) => text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
@@ -70,9 +75,11 @@ if (!glue.includes("guardClasses(")) {
   const defaultUrl = /^\s*if \(module_or_path === undefined\) \{\n\s*module_or_path = new URL\('clew_bg\.wasm', import\.meta\.url\);\n\s*\}\n/m;
   if (!defaultUrl.test(glue)) throw new Error("[build] the bindings' default wasm URL not found");
   glue = glue.replace(defaultUrl, "");
-  glue = `import { guardClasses, clew_wasm_exports } from "./snippets/${snippet}/js/boundary.js";\n${glue}
+  glue = `import { guardClasses, clew_wasm_exports } from "${boundary}/guards.js";\n${glue}
 for (const [value, name] of [${exported.join(", ")}]) Object.defineProperty(value, "name", { value: name, configurable: true });
-guardClasses([${classes.join(", ")}]);\n`;
+guardClasses([${classes.join(", ")}]);
+export { clew_mcp_import } from "${boundary}/options.js";
+export { mergeSnapshot } from "${boundary}/merge.js";\n`;
   writeFileSync(join(pkg, "clew.js"), glue);
 }
 const wasm = readFileSync(join(pkg, "clew_bg.wasm"));
@@ -87,14 +94,17 @@ if (!existsSync(esbuild)) throw new Error("[build] esbuild is missing from pkg-t
 // Every module is minified in place: the glue is a third smaller gzipped. Its documentation
 // lives in index.d.ts. Names are kept (--keep-names) where a class or function name is seen
 // by users (the entries, the error classes); the bindings name their exports themselves
-// (above) and boundary.js exports only internal helpers, so both go without it (-0.8 KB).
+// (above) and the boundary modules export only internal helpers, so the bindings and the
+// boundary modules bundled into them go without it (-0.8 KB). errors.js stays a module of
+// its own: the entries export its classes, and `instanceof` needs the one copy.
+execFileSync(esbuild, [join(pkg, "clew.js"), "--bundle", "--format=esm", "--minify", `--external:${errorsModule}`,
+  "--allow-overwrite", `--outfile=${join(pkg, "clew.js")}`, "--log-level=error"], { stdio: "inherit" });
+rmSync(join(pkg, boundary), { recursive: true });
 const snippetFiles = readdirSync(join(pkg, "snippets", snippet), { recursive: true })
   .filter((f) => f.endsWith(".js"))
   .map((f) => join("snippets", snippet, f));
-const nameless = new Set(["clew.js", join("snippets", snippet, "js", "boundary.js")]);
-for (const file of ["clew.js", ...entries, ...onDemand, ...snippetFiles]) {
-  const keep = nameless.has(file) ? [] : ["--keep-names"];
-  execFileSync(esbuild, [join(pkg, file), "--minify", ...keep, "--allow-overwrite", `--outfile=${join(pkg, file)}`,
+for (const file of [...entries, ...onDemand, ...snippetFiles]) {
+  execFileSync(esbuild, [join(pkg, file), "--minify", "--keep-names", "--allow-overwrite", `--outfile=${join(pkg, file)}`,
     "--log-level=error"], { stdio: "inherit" });
 }
 

@@ -31,7 +31,7 @@ function closure(entry, seen = new Set()) {
   if (!entry.endsWith(".js") && !entry.endsWith(".cjs")) return seen;
   const text = readFileSync(entry, "utf8");
   const refs = [...text.matchAll(/(?:from\s*|import\s*\(?\s*|new URL\(\s*)["'](\.{1,2}\/[^"']+)["']/g)].map((m) => m[1]);
-  // NOTE: mcp-servers.js loads only in a task that has MCP servers (js/boundary.js
+  // NOTE: mcp-servers.js loads only in a task that has MCP servers (js/boundary/options.js
   // `clew_mcp`): an entry's size is what every page pays.
   for (const ref of refs.filter((r) => !ON_DEMAND.some((f) => r.endsWith(f)))) closure(resolve(dirname(entry), ref), seen);
   return seen;

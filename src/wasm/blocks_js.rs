@@ -10,7 +10,7 @@ use wasm_bindgen::JsValue;
 
 use crate::core::parser::{BlockRef, RawBlock};
 
-#[wasm_bindgen::prelude::wasm_bindgen(module = "/js/boundary.js")]
+#[wasm_bindgen::prelude::wasm_bindgen(module = "/js/boundary/data.js")]
 extern "C" {
     /// `Object.defineProperty(object, key, {value, enumerable, writable, configurable})`.
     fn clew_define(object: &Object, key: &str, value: &JsValue);

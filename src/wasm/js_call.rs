@@ -12,7 +12,7 @@ use web_sys::AbortController;
 
 use super::task_convert::get;
 
-#[wasm_bindgen(module = "/js/boundary.js")]
+#[wasm_bindgen(module = "/js/boundary/pump.js")]
 extern "C" {
     /// Reads `stream` to its end, handing each read's value to `push` synchronously; stops
     /// when `push` returns true, and cancels the stream and rejects with the error when
@@ -23,7 +23,10 @@ extern "C" {
         push: &Closure<dyn FnMut(JsValue) -> Result<bool, JsValue>>,
         signal: &web_sys::AbortSignal,
     ) -> Result<JsValue, JsValue>;
+}
 
+#[wasm_bindgen(module = "/js/boundary/calls.js")]
+extern "C" {
     /// Calls `f` with `self` and two arguments: whether it returned rather than threw.
     fn clew_try(f: &Function, this: &JsValue, a: &JsValue, b: &JsValue) -> bool;
 

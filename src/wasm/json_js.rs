@@ -6,7 +6,7 @@ use wasm_bindgen::prelude::*;
 
 use crate::core::json::Json;
 
-#[wasm_bindgen(module = "/js/boundary.js")]
+#[wasm_bindgen(module = "/js/boundary/data.js")]
 extern "C" {
     /// `JSON.stringify(value)`, or `{bad: key}` for a NaN or infinite number, or `{error}`
     /// (a cycle, a BigInt, a throwing getter or proxy): no exception reaches wasm.

@@ -16,7 +16,7 @@ use crate::core::conversation::strings_json;
 use crate::core::stream::{Chunk, Format, StreamDecoder as CoreDecoder, StreamError};
 
 /// Chunks as a JS array: one call into JS per chunk, which builds the object from its fields
-/// (js/boundary.js `clew_chunk`). One `JSON.parse` of all the chunks as text costs more
+/// (js/boundary/chunks.js `clew_chunk`). One `JSON.parse` of all the chunks as text costs more
 /// when a push completes one event (a read loop that gets one event per read), and no less
 /// for 4 KiB pieces (benches/wasm/wasm-streams.mjs).
 fn chunks_to_js(chunks: &[Chunk]) -> Array {
@@ -172,7 +172,7 @@ fn decoder_stream(format: Format) -> TransformStream {
     clew_transform(&push, &finish)
 }
 
-#[wasm_bindgen(module = "/js/boundary.js")]
+#[wasm_bindgen(module = "/js/boundary/chunks.js")]
 extern "C" {
     /// Appends a chunk object to `out`: `kind` 0 text (`a`), 1 reasoning (`a`, `b` signature,
     /// `c` redacted data, `d` encrypted content, `e` the summary as JSON), 2 a tool call (`a`
@@ -198,6 +198,17 @@ extern "C" {
         reasoning: Option<f64>,
         cost: Option<f64>,
     );
+    /// A `TransformStream` over the decoder's `push` and `finish`: the chunks decoded before
+    /// an error are read before the error is.
+    fn clew_transform(push: &JsValue, finish: &JsValue) -> TransformStream;
+    /// `body` read into a stream of chunks by `push` and `finish`; `null` when the body is
+    /// locked or not a stream. A body that fails after its last byte still gives the chunks
+    /// of its last event, and fails only if the decoder found the stream incomplete.
+    fn clew_read_body(body: &JsValue, push: &JsValue, finish: &JsValue) -> JsValue;
+}
+
+#[wasm_bindgen(module = "/js/boundary/response.js")]
+extern "C" {
     /// `{ok, status, retryAfter, body, used}` of a fetch `Response`, or `null` when the value
     /// is not one (read in JS: no getter can throw into wasm).
     fn clew_response(response: &JsValue) -> JsValue;
@@ -207,13 +218,6 @@ extern "C" {
     /// 100 B of formatting code).
     #[wasm_bindgen(catch)]
     async fn clew_error_body(body: &JsValue, limit: u32, timeout_ms: u32) -> Result<JsValue, JsValue>;
-    /// A `TransformStream` over the decoder's `push` and `finish`: the chunks decoded before
-    /// an error are read before the error is.
-    fn clew_transform(push: &JsValue, finish: &JsValue) -> TransformStream;
-    /// `body` read into a stream of chunks by `push` and `finish`; `null` when the body is
-    /// locked or not a stream. A body that fails after its last byte still gives the chunks
-    /// of its last event, and fails only if the decoder found the stream incomplete.
-    fn clew_read_body(body: &JsValue, push: &JsValue, finish: &JsValue) -> JsValue;
 }
 
 /// The most of an error response's body read for its message, and how long to wait for it.

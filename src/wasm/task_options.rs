@@ -1,7 +1,7 @@
 //! `new Task(options)`: the options read by the core ([`TaskOptions`]) and its callback
 //! slots mapped back to the user's functions. A bad field is a `TypeError` naming it.
 //!
-//! The options cross as JSON made in JS (`clew_options` of js/boundary.js), with each
+//! The options cross as JSON made in JS (`clew_options` of js/boundary/options.js), with each
 //! function replaced by `{"$fn": n}`, its place in a list of the functions: no getter or
 //! proxy of the user's object runs inside wasm, and every decision about an option is the
 //! core's.
@@ -16,7 +16,7 @@ use crate::core::agent::{Slot, TaskConfig, TaskOptions, ACCESS_MCP_RESOURCE, USE
 use crate::core::json::Json;
 use crate::core::request::ModelSettings;
 
-#[wasm_bindgen(module = "/js/boundary.js")]
+#[wasm_bindgen(module = "/js/boundary/options.js")]
 extern "C" {
     /// `{ok: true, json, fns, mcp}` (the options as JSON, functions replaced by `{"$fn": n}`,
     /// and the MCP servers' glue when there are servers), or `{ok: false, error}`.
@@ -68,7 +68,7 @@ pub(super) fn read(options: &JsValue) -> Result<JsTaskOptions, JsValue> {
         .into_iter()
         .filter_map(|tool| Some((tool.name, function(Some(tool.execute))?, function(tool.describe))))
         .collect();
-    // NOTE: `clew_options` made the MCP servers' glue (js/boundary.js `clew_mcp`); the two
+    // NOTE: `clew_options` made the MCP servers' glue (js/boundary/options.js `clew_mcp`); the two
     // reference tools run as any tool does, through it.
     let mcp = get(&copy, "mcp");
     let method = |name: &str| get(&mcp, name).dyn_into::<Function>().ok();

@@ -18,7 +18,7 @@ use super::Driver;
 use crate::core::request::{build_request, ModelRequest};
 use crate::core::stream::{Format, StreamError};
 
-#[wasm_bindgen(module = "/js/boundary.js")]
+#[wasm_bindgen(module = "/js/boundary/request.js")]
 extern "C" {
     /// `request` (with no messages) with a structured clone of `messages` as its messages.
     fn clew_request(request: &JsValue, messages: &Array) -> JsValue;

@@ -15,7 +15,7 @@ use super::super::js_call::{clew_tried, error_message, now, settle, spawn, swall
 use super::Driver;
 use crate::core::agent::codes;
 
-#[wasm_bindgen(module = "/js/boundary.js")]
+#[wasm_bindgen(module = "/js/boundary/calls.js")]
 extern "C" {
     /// Calls `persist(changes, { reason, wakeAt? })` as `clew_try` does (what it returned
     /// or threw comes through `clew_tried`): `changes` parsed, and its history entries frozen

@@ -1,0 +1,49 @@
+// Calls into user functions that report whether they threw instead of throwing into wasm
+// (src/wasm/js_call.rs, src/wasm/driver/persist.rs): `clew_try` and `clew_tried`, and
+// `options.persist` called the same way.
+
+// `f.call(self, a, b)`: whether it returned, and `clew_tried()` gives what it returned or
+// threw (two calls without a string crossing, cheaper than reading an `{ ok, value }`).
+let tried;
+export function clew_try(f, self, a, b) {
+  try { tried = f.call(self, a, b); return true; } catch (error) { tried = error; return false; }
+}
+export function clew_tried() {
+  const value = tried;
+  tried = undefined;
+  return value;
+}
+
+// Calls `options.persist(changes, { reason, wakeAt? })` as `clew_try` calls (the outcome
+// through `clew_tried`). The changes are the machine's JSON parsed. Their history entries
+// are frozen, because the requests are made of them too (`cache`, by history index), so
+// that each entry crosses into JavaScript once.
+export function clew_persist(persist, text, cache, reason, wakeAt) {
+  const changes = JSON.parse(text);
+  cache.length = changes.historyFrom;
+  for (const entry of changes.history) cache.push(frozenShared(entry));
+  return clew_try(persist, undefined, changes, wakeAt === undefined ? { reason } : { reason, wakeAt });
+}
+// Freezes `value` deeply, and gives the same value for the requests to clone, except that
+// its arrays are unfrozen copies, and so are the objects on the way to them: a frozen array
+// takes `structuredClone`'s slow path, which every later request would pay again.
+function frozenShared(value) {
+  if (typeof value !== 'object' || value === null) return value;
+  Object.freeze(value);
+  if (Array.isArray(value)) {
+    const copy = [];
+    for (let i = 0; i < value.length; i++) copy.push(frozenShared(value[i]));
+    return copy;
+  }
+  let copy = value;
+  const keys = Object.keys(value);
+  for (let i = 0; i < keys.length; i++) {
+    const member = value[keys[i]];
+    const shared = frozenShared(member);
+    if (shared !== member) {
+      if (copy === value) copy = { ...value };
+      copy[keys[i]] = shared;
+    }
+  }
+  return copy;
+}

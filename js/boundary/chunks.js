@@ -1,0 +1,89 @@
+// Decoded chunks as JavaScript streams (src/wasm/stream.rs): the chunk objects of a push,
+// a `TransformStream` and a body read into a stream of chunks.
+
+// Waits until the readable side has handed out every chunk queued so far: erroring a
+// stream drops what its queue still holds.
+async function drained(controller) {
+  while ((controller.desiredSize ?? 0) < 0) await new Promise((resolve) => setTimeout(resolve, 1));
+}
+
+// The chunk objects of a push (src/wasm/stream.rs `chunks_to_js`), shaped as their JSON:
+// members in the same order, an absent one left out.
+// `object` with `key: value` added unless the value is absent.
+function put(object, key, value) {
+  if (value !== undefined) object[key] = value;
+  return object;
+}
+export function clew_chunk(out, kind, a, b, c, d, e) {
+  let chunk;
+  if (kind === 0) chunk = { type: "text", text: a };
+  else if (kind === 1) {
+    chunk = put(put(put(put({ type: "reasoning", reasoning: a }, "signature", b), "redacted_data", c), "encrypted_content", d), "summary", e === undefined ? e : JSON.parse(e));
+  } else if (kind === 2 || kind === 6) {
+    const call = put(put(put({}, "call_id", a), "function", put(put(put({}, "id", b), "name", c), "arguments", d)), "signature", e);
+    if (kind === 6) call.whole = true;
+    chunk = { type: "tool_calls", tool_call: call };
+  } else if (kind === 3) chunk = put({ type: "stop", reason: a }, "raw", b);
+  else if (kind === 4) chunk = put(put({ type: "text_end" }, "signature", a), "phase", b);
+  else chunk = { type: "item", item: JSON.parse(a) };
+  out.push(chunk);
+}
+export function clew_usage(out, input, output, write, read, reasoning, cost) {
+  out.push(put(put(put(put({ type: "usage", inputTokens: input, outputTokens: output }, "cacheWriteTokens", write), "cacheReadTokens", read), "reasoningTokens", reasoning), "totalCost", cost));
+}
+
+export function clew_transform(push, finish) {
+  const deliver = async (result, controller) => {
+    for (const chunk of result.chunks) controller.enqueue(chunk);
+    if (result.error !== undefined) {
+      await drained(controller);
+      throw result.error;
+    }
+  };
+  return new TransformStream({
+    transform: (piece, controller) => deliver(push(piece), controller),
+    flush: (controller) => deliver(finish(), controller),
+  });
+}
+
+export function clew_read_body(body, push, finish) {
+  let reader;
+  try { reader = body.getReader(); } catch { return null; }
+  let failed;
+  let ended = false;
+  return new ReadableStream({
+    async pull(controller) {
+      if (failed !== undefined) { controller.error(failed); return; }
+      for (;;) {
+        let result, bodyError, end = false;
+        try {
+          const { done, value } = await reader.read();
+          end = done;
+          result = done ? finish() : push(value);
+        } catch (error) {
+          // The body failed: its last event may still be whole.
+          bodyError = error;
+          end = true;
+          result = finish();
+        }
+        for (const chunk of result.chunks) controller.enqueue(chunk);
+        const error = result.error;
+        if (error !== undefined) {
+          if (bodyError !== undefined) try { error.cause = bodyError; } catch {}
+          try { reader.cancel().catch(() => {}); } catch {}
+          if (result.chunks.length) failed = error; else controller.error(error);
+          return;
+        }
+        if (end) {
+          ended = true;
+          controller.close();
+          return;
+        }
+        if (result.chunks.length) return;
+      }
+    },
+    cancel(reason) {
+      if (!ended) return reader.cancel(reason).catch(() => {});
+    },
+  }, { highWaterMark: 0 });
+}

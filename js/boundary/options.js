@@ -1,0 +1,64 @@
+// `new Task(options)`'s options copied as JSON for the core (src/wasm/task_options.rs), and
+// the MCP servers' glue, loaded when a task first lists its servers.
+
+export function clew_options(options) {
+  // A plain copy of the options as JSON, each function replaced by {"$fn": n} (its place in
+  // `fns`); a cycle, a throwing getter, a proxy or a NaN is an error with the reason.
+  const fns = [];
+  const seen = new Set();
+  let bad = null;
+  function copy(v, depth, path) {
+    if (typeof v === 'function') { fns.push(v); return { $fn: fns.length - 1 }; }
+    // An MCP server's client stays here (clew_mcp); the core sees whether it is one.
+    if (path.endsWith('].client') && path.startsWith('options.mcpServers[')) return typeof v?.listTools === 'function' && typeof v.callTool === 'function';
+    if (typeof v === 'number' && !Number.isFinite(v)) { bad = bad ?? 'a number that is not finite at ' + path; return null; }
+    if (typeof v === 'bigint') { bad = bad ?? 'a BigInt at ' + path; return null; }
+    if (v === null || typeof v !== 'object') return v;
+    if (seen.has(v)) throw new TypeError('they hold a cycle');
+    if (depth > 64) throw new TypeError('they are nested too deeply');
+    seen.add(v);
+    let out;
+    if (Array.isArray(v)) {
+      out = [];
+      for (let i = 0; i < v.length; i++) out.push(copy(v[i], depth + 1, path + '[' + i + ']'));
+    } else {
+      out = {};
+      for (const key of Object.keys(v)) {
+        Object.defineProperty(out, key, { value: copy(v[key], depth + 1, path + '.' + key), enumerable: true, writable: true, configurable: true });
+      }
+    }
+    seen.delete(v);
+    return out;
+  }
+  try {
+    const json = JSON.stringify(copy(options, 0, 'options'));
+    if (bad !== null) return { ok: false, error: 'they hold ' + bad };
+    const servers = options.mcpServers;
+    return { ok: true, json: json ?? 'null', fns, mcp: Array.isArray(servers) && servers.length ? clew_mcp(servers) : undefined };
+  } catch (error) {
+    return { ok: false, error: String(error && error.message || error) };
+  }
+}
+
+// options.mcpServers (checked by the core): the code that lists the servers and calls them
+// is mcp-servers.js at the package's root, loaded only when a task with servers first lists
+// them. It registers itself under a global symbol: an application that imports "clew/mcp"
+// (or "clew/mcp-servers") has it in its bundle; otherwise the entries that can import it
+// from beside the package at run time (Node, browsers) said how (`clew_mcp_import`). The
+// workerd and edge entries cannot: there the application imports it. `list()` gives the
+// servers' listing as JSON (src/core/agent/mcp.rs `McpCatalog::read`), or "" when nothing
+// changed.
+const MCP_SERVERS = Symbol.for('clew.mcpServers');
+let mcpImport = () => Promise.resolve();
+export function clew_mcp_import(load) { mcpImport = () => load('./mcp-servers.js'); }
+function clew_mcp(servers) {
+  let loaded, told = false;
+  const load = () => loaded ??= (globalThis[MCP_SERVERS] ? Promise.resolve() : mcpImport()).then(() => {
+    if (typeof globalThis[MCP_SERVERS] !== 'function') throw new Error('it is not in this bundle');
+    return globalThis[MCP_SERVERS](servers);
+  });
+  const run = (op) => (a, b) => load().then(
+    (glue) => glue[op](a, b),
+    (e) => (e = 'the MCP support could not be loaded (' + String(e && e.message || e) + '); import "clew/mcp" once in the application', op !== 'list' ? { text: e, isError: true } : told ? '' : (told = true, JSON.stringify({ errors: [{ message: e }] }))));
+  return { list: run('list'), call: run('call'), read: run('read') };
+}
