@@ -1,5 +1,6 @@
 // The public API of every entry, in one list: the generated bindings without their init
-// functions, the parser and assembler subclasses, and the error classes (from the module the bindings use).
+// functions, with the parser and assembler subclasses (js/parser.js, js/assembler.js, which
+// the build bundles into clew.js), and the error classes (from the module the bindings use).
 export {
   parseAssistantMessage,
   buildRequest,
@@ -8,13 +9,9 @@ export {
   sseDecoder,
   StreamDecoder,
   Task,
+  AssistantMessageParser,
+  ToolCallAssembler,
 } from "./clew.js";
-export { AssistantMessageParser } from "./parser.js";
-import { Task } from "./clew.js";
-import { mergeSnapshot } from "__BOUNDARY_MODULE__";
-
-Task.mergeSnapshot = mergeSnapshot;
-export { ToolCallAssembler } from "./assembler.js";
 export { ClewError, ClewStreamError, ClewTaskError } from "__ERRORS_MODULE__";
 
 /** Resolves once the wasm module is ready; it already is with this entry. */

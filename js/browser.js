@@ -3,9 +3,7 @@
 // bundles (a Vite module worker) work too. `ready` resolves once the module is compiled;
 // async APIs wait for it themselves, and a Task made before it is created when it starts.
 import init, * as wasm from "./clew.js";
-import { AssistantMessageParser as Parser } from "./parser.js";
-import { ToolCallAssembler as Assembler } from "./assembler.js";
-import { clew_mcp_import, mergeSnapshot } from "__BOUNDARY_MODULE__";
+import { clew_mcp_import } from "__BOUNDARY_MODULE__";
 
 export { ClewError, ClewStreamError, ClewTaskError } from "__ERRORS_MODULE__";
 
@@ -60,14 +58,14 @@ export class StreamDecoder extends wasm.StreamDecoder {
   }
 }
 
-export class ToolCallAssembler extends Assembler {
+export class ToolCallAssembler extends wasm.ToolCallAssembler {
   constructor() {
     check();
     super();
   }
 }
 
-export class AssistantMessageParser extends Parser {
+export class AssistantMessageParser extends wasm.AssistantMessageParser {
   constructor(tools) {
     check();
     super(tools);
@@ -80,7 +78,8 @@ const WRAPPED = Symbol("wrapped");
 /**
  * The agent task. Made after `ready`, it is the wasm class itself (and bad options throw
  * here); made before, it is created when `start` is called (and bad options reject there).
- * `Task.restore` and `Task.fromHistory` are synchronous: they need `await ready` first.
+ * `Task.restore`, `Task.fromHistory` and `Task.mergeSnapshot` are synchronous: they need
+ * `await ready` first.
  */
 export class Task {
   #inner = null;
@@ -103,7 +102,10 @@ export class Task {
     return new Task(WRAPPED, wasm.Task.fromHistory(saved, options));
   }
 
-  static mergeSnapshot = mergeSnapshot;
+  static mergeSnapshot(stored, changes) {
+    check();
+    return wasm.Task.mergeSnapshot(stored, changes);
+  }
 
   // NOTE: a task made before `ready` and not started has no state to snapshot or resume;
   // made after, it is the wasm class, whose methods say so.

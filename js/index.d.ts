@@ -13,15 +13,6 @@ export interface AssistantMessageParser {
   finish(): number;
 }
 
-export declare namespace Task {
-  /**
-   * The whole snapshot from what an application stored: `stored` (a snapshot, or `undefined`
-   * before the first persist) with `changes` (what `options.persist` got) applied. Returns a
-   * new object; neither argument is changed.
-   */
-  function mergeSnapshot(stored: TaskSnapshot | undefined, changes: TaskSnapshotChanges): TaskSnapshot;
-}
-
 /** An error of clew, with a stable `code`. */
 export declare class ClewError extends Error {
   constructor(message: string, code: string);

@@ -403,3 +403,18 @@ test("every entry's Task has the durable-task API (the browser entry wraps the w
     assert.equal(typeof browser.Task.prototype[name], "function", `browser entry: task.${name}`);
   }
 });
+
+test("Task.mergeSnapshot is the core's merge: objects or JSON text in, and changes past the stored entries refused", () => {
+  const stored = { version: 3, tools: [], history: [{ role: "user", content: "a" }], messages: [{ ts: 1, type: "say", say: "task", text: "a" }], state: [] };
+  const changes = { version: 3, tools: ["t"], historyFrom: 1, messagesFrom: 1, history: [{ role: "assistant", content: "b" }], messages: [{ ts: 2, type: "say", say: "text", text: "b" }], state: [1] };
+  const merged = Task.mergeSnapshot(stored, changes);
+  assert.deepEqual(merged, { version: 3, tools: ["t"], history: [...stored.history, ...changes.history], messages: [...stored.messages, ...changes.messages], state: [1] });
+  assert.deepEqual(Task.mergeSnapshot(JSON.stringify(stored), JSON.stringify(changes)), merged, "JSON text works the same");
+  assert.equal(stored.history.length, 1, "neither argument is changed");
+  assert.throws(() => Task.mergeSnapshot({ ...stored, history: [] }, changes), (error) => {
+    assert.equal(error.code, "CLEW_INVALID_SNAPSHOT");
+    assert.match(error.message, /the changes' history begins past the end of the stored history/);
+    return error instanceof TypeError;
+  });
+  assert.throws(() => Task.mergeSnapshot(undefined, "not json"), { code: "CLEW_INVALID_SNAPSHOT" });
+});

@@ -1,7 +1,7 @@
 // Turns wasm-pack's --target web output in pkg/ into the npm package `clew`: the entry
 // modules (Node ESM and CommonJS, browsers and bundlers, workerd and edge, the inlined wasm),
 // one declaration file, the npm README, and package.json with its `exports`.
-import { copyFileSync, cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, cpSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { execFileSync } from "node:child_process";
@@ -18,14 +18,16 @@ const snippet = readdirSync(join(pkg, "snippets")).find((dir) => {
 });
 if (!snippet) throw new Error("[build] snippets/*/js/errors.js not found in " + pkg);
 const errorsModule = `./snippets/${snippet}/js/errors.js`;
-// js/boundary/, one module per job, each imported by the wasm room that needs it; the ones
-// the wasm does not import (guards.js, merge.js) are copied in too. They are bundled into
+// js/boundary/, one module per job, each imported by the wasm room that needs it; the one
+// the wasm does not import (guards.js) is copied in too. They are bundled into
 // clew.js below, which re-exports what the entries take from them.
 const boundary = `./snippets/${snippet}/js/boundary`;
 cpSync(join(root, "js", "boundary"), join(pkg, boundary), { recursive: true });
 
-const entries = ["node.js", "browser.js", "workerd.js", "edge-light.js", "inline.js", "api.js", "parser.js", "assembler.js"];
-for (const file of entries) {
+const entries = ["node.js", "browser.js", "workerd.js", "edge-light.js", "inline.js", "api.js"];
+// The two classes that subclass the bindings' (bundled into clew.js below).
+const subclasses = ["parser.js", "assembler.js"];
+for (const file of [...entries, ...subclasses]) {
   const text = readFileSync(join(root, "js", file), "utf8")
     .replaceAll("__ERRORS_MODULE__", errorsModule)
     .replaceAll("__BOUNDARY_MODULE__", "./clew.js");
@@ -78,8 +80,7 @@ if (!glue.includes("guardClasses(")) {
   glue = `import { guardClasses, clew_wasm_exports } from "${boundary}/guards.js";\n${glue}
 for (const [value, name] of [${exported.join(", ")}]) Object.defineProperty(value, "name", { value: name, configurable: true });
 guardClasses([${classes.join(", ")}]);
-export { clew_mcp_import } from "${boundary}/options.js";
-export { mergeSnapshot } from "${boundary}/merge.js";\n`;
+export { clew_mcp_import } from "${boundary}/options.js";\n`;
   writeFileSync(join(pkg, "clew.js"), glue);
 }
 const wasm = readFileSync(join(pkg, "clew_bg.wasm"));
@@ -95,10 +96,25 @@ if (!existsSync(esbuild)) throw new Error("[build] esbuild is missing from pkg-t
 // lives in index.d.ts. Names are kept (--keep-names) where a class or function name is seen
 // by users (the entries, the error classes); the bindings name their exports themselves
 // (above) and the boundary modules export only internal helpers, so the bindings and the
-// boundary modules bundled into them go without it (-0.8 KB). errors.js stays a module of
-// its own: the entries export its classes, and `instanceof` needs the one copy.
-execFileSync(esbuild, [join(pkg, "clew.js"), "--bundle", "--format=esm", "--minify", `--external:${errorsModule}`,
-  "--allow-overwrite", `--outfile=${join(pkg, "clew.js")}`, "--log-level=error"], { stdio: "inherit" });
+// boundary modules bundled into them go without it (-0.8 KB). clew.js is one module: the
+// bindings, the boundary modules and the subclasses the entries export (AssistantMessageParser
+// and ToolCallAssembler, which keep their names), about 430 B gzipped less than three files.
+// errors.js stays a module of its own: the entries export its classes, and `instanceof`
+// needs the one copy.
+renameSync(join(pkg, "clew.js"), join(pkg, "clew-bindings.js"));
+for (const file of subclasses) {
+  writeFileSync(join(pkg, file), readFileSync(join(pkg, file), "utf8").replaceAll('"./clew.js"', '"./clew-bindings.js"'));
+}
+writeFileSync(join(pkg, "clew-bundle.js"), `export * from "./clew-bindings.js";
+export { default } from "./clew-bindings.js";
+import { AssistantMessageParser } from "./parser.js";
+import { ToolCallAssembler } from "./assembler.js";
+for (const [value, name] of [[AssistantMessageParser, "AssistantMessageParser"], [ToolCallAssembler, "ToolCallAssembler"]]) Object.defineProperty(value, "name", { value: name, configurable: true });
+export { AssistantMessageParser, ToolCallAssembler };
+`);
+execFileSync(esbuild, [join(pkg, "clew-bundle.js"), "--bundle", "--format=esm", "--minify", `--external:${errorsModule}`,
+  `--outfile=${join(pkg, "clew.js")}`, "--log-level=error"], { stdio: "inherit" });
+for (const file of ["clew-bindings.js", "clew-bundle.js", ...subclasses]) rmSync(join(pkg, file));
 rmSync(join(pkg, boundary), { recursive: true });
 const snippetFiles = readdirSync(join(pkg, "snippets", snippet), { recursive: true })
   .filter((f) => f.endsWith(".js"))

@@ -39,7 +39,7 @@ function closure(entry, seen = new Set()) {
 
 const kb = (n) => `${(n / 1000).toFixed(1)} KB`;
 const rows = [];
-for (const name of ["clew_bg.wasm", "clew.js", "api.js", "parser.js", "assembler.js", "browser.js", "inline.js", "clew_wasm_base64.js", "node.js", "workerd.js", "edge-light.js", "index.cjs", ...ON_DEMAND, "mcp.js"]) {
+for (const name of ["clew_bg.wasm", "clew.js", "api.js", "browser.js", "inline.js", "clew_wasm_base64.js", "node.js", "workerd.js", "edge-light.js", "index.cjs", ...ON_DEMAND, "mcp.js"]) {
   if (!existsSync(join(dir, name))) continue;
   const { raw, gz } = size(join(dir, name));
   rows.push(`| ${name} | ${raw} | ${gz} |`);

@@ -12,11 +12,12 @@ use super::driver::Driver;
 use super::error::{type_error, Code};
 use super::task_convert::{images_from_js, message_to_js, outcome_to_js, usage_to_js};
 use super::task_options;
-use crate::core::agent::{SnapshotError, SnapshotErrorKind, Task as Machine, TaskState};
+use crate::core::agent::{merge_snapshot, SnapshotError, SnapshotErrorKind, Task as Machine, TaskState};
 use crate::core::conversation;
 
 /// A snapshot (or saved task) as JSON text: a string as it is, anything else through
 /// `JSON.stringify` (guarded); `what` names it in the error.
+#[inline(never)]
 fn snapshot_text(value: &JsValue, what: &str) -> Result<String, JsValue> {
     if let Some(text) = value.as_string() {
         return Ok(text);
@@ -26,6 +27,17 @@ fn snapshot_text(value: &JsValue, what: &str) -> Result<String, JsValue> {
     }
     super::json_js::text_from_js(value)
         .map_err(|why| type_error(Code::InvalidSnapshot, &format!("the {what} cannot be read: it {why}")))
+}
+
+/// A snapshot that cannot be read or merged, as a `TypeError` with the code of its kind.
+#[inline(never)]
+fn snapshot_error(error: SnapshotError) -> JsValue {
+    let code = match error.kind {
+        SnapshotErrorKind::Invalid => Code::InvalidSnapshot,
+        SnapshotErrorKind::Version => Code::SnapshotVersion,
+        SnapshotErrorKind::ToolMissing => Code::SnapshotToolMissing,
+    };
+    type_error(code, &error.message)
 }
 
 thread_local! {
@@ -141,6 +153,27 @@ impl Task {
         Self::rebuilt(&options, |config| Machine::restore(&text, config))
     }
 
+    /// The whole snapshot from what an application stored: `stored` (a snapshot, or
+    /// `undefined` before the first persist) with `changes` (what `options.persist` got)
+    /// applied. Each may be an object or its JSON text. Returns a new object; neither
+    /// argument is changed.
+    ///
+    /// @throws TypeError (code `CLEW_INVALID_SNAPSHOT`) naming what cannot be merged, such as
+    /// changes that start past the stored entries (an earlier persist's changes were lost).
+    #[wasm_bindgen(js_name = mergeSnapshot, unchecked_return_type = "TaskSnapshot")]
+    pub fn merge_snapshot(
+        #[wasm_bindgen(unchecked_param_type = "TaskSnapshot | string | undefined")] stored: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "TaskSnapshotChanges | string")] changes: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let stored = match stored.is_undefined() || stored.is_null() {
+            true => None,
+            false => Some(snapshot_text(&stored, "stored snapshot")?),
+        };
+        let merged = merge_snapshot(stored.as_deref(), &snapshot_text(&changes, "changes")?);
+        // NOTE: the core wrote it: it is JSON.
+        Ok(js_sys::JSON::parse(&merged.map_err(snapshot_error)?).unwrap_or(JsValue::NULL))
+    }
+
     /// A task rebuilt from its conversation alone: `history` (as `task.history` gives it)
     /// and `messages` (as `task.messages` gives it; Cline's `ui_messages.json` works too).
     /// `resume()` asks `resume_task` (or `resume_completed_task` when the task had offered its
@@ -163,14 +196,7 @@ impl Task {
         build: impl FnOnce(crate::core::agent::TaskConfig) -> Result<Machine, SnapshotError>,
     ) -> Result<Self, JsValue> {
         let options = task_options::read(options)?;
-        let machine = build(options.config).map_err(|e| {
-            let code = match e.kind {
-                SnapshotErrorKind::Invalid => Code::InvalidSnapshot,
-                SnapshotErrorKind::Version => Code::SnapshotVersion,
-                SnapshotErrorKind::ToolMissing => Code::SnapshotToolMissing,
-            };
-            type_error(code, &e.message)
-        })?;
+        let machine = build(options.config).map_err(snapshot_error)?;
         Ok(Self::with_driver(machine, options.callbacks, options.model))
     }
 

@@ -4,8 +4,8 @@
 
 use crate::harness::*;
 use clew::agent::{
-    transcript_entry, AskAnswer, AskKind, AskResponse, Limits, Message, MessageKind, Outcome, SnapshotErrorKind, Task,
-    TaskConfig, TaskUsage, INTERRUPTED_BY_API_ERROR, SNAPSHOT_VERSION,
+    merge_snapshot, transcript_entry, AskAnswer, AskKind, AskResponse, Limits, Message, MessageKind, Outcome,
+    SnapshotErrorKind, Task, TaskConfig, TaskUsage, INTERRUPTED_BY_API_ERROR, SNAPSHOT_VERSION,
 };
 
 fn script() -> Vec<Reply> {
@@ -210,23 +210,6 @@ fn anthropic_like_cost(cost: f64) -> Reply {
     ])
 }
 
-/// `stored` with a persist's `changes` applied, as README's "Durable tasks" describes it: the
-/// stored history and transcript entries replaced from `historyFrom` and `messagesFrom` on,
-/// every other member the changes'.
-fn merge(stored: &mut serde_json::Value, changes: &str) {
-    let mut changes: serde_json::Value = serde_json::from_str(changes).unwrap();
-    for (list, from) in [("history", "historyFrom"), ("messages", "messagesFrom")] {
-        let at = changes[from].as_u64().unwrap() as usize;
-        let mut whole = stored[list].as_array().cloned().unwrap_or_default();
-        assert!(whole.len() >= at, "{list} starts at {at}, past the {} stored", whole.len());
-        whole.truncate(at);
-        whole.extend(changes[list].as_array().unwrap().iter().cloned());
-        changes[list] = serde_json::Value::Array(whole);
-        changes.as_object_mut().unwrap().remove(from);
-    }
-    *stored = changes;
-}
-
 #[test]
 fn a_transcript_entry_is_written_once_as_say_and_the_snapshot_give_it() {
     let mut h = Harness::new(scripted_config(), script());
@@ -246,12 +229,13 @@ fn the_changes_since_the_last_call_assemble_into_the_whole_snapshot() {
     let mut h = Harness::new(scripted_config(), script());
     h.ask = Box::new(answers);
     h.task.start(h.now, "t", Vec::new());
-    let mut stored = serde_json::json!({});
+    let mut stored: Option<String> = None;
     let mut checks = 0;
     for _ in 0..200 {
-        merge(&mut stored, &h.task.snapshot_changes());
+        let merged = merge_snapshot(stored.as_deref(), &h.task.snapshot_changes()).unwrap();
         let whole: serde_json::Value = serde_json::from_str(&h.task.snapshot()).unwrap();
-        assert_eq!(stored, whole);
+        assert_eq!(serde_json::from_str::<serde_json::Value>(&merged).unwrap(), whole);
+        stored = Some(merged);
         checks += 1;
         if h.outcome().is_some() {
             break;
@@ -260,6 +244,52 @@ fn the_changes_since_the_last_call_assemble_into_the_whole_snapshot() {
     }
     assert!(matches!(h.outcome(), Some(Outcome::Completed { .. })), "{:?}", h.transcript());
     assert!(checks > 10);
+}
+
+#[test]
+fn merging_changes_that_start_past_the_stored_entries_is_an_error_not_a_gap() {
+    let stored = r#"{"version":3,"history":[{"role":"user","content":"a"}],"messages":[],"state":[]}"#;
+    let changes = r#"{"version":3,"historyFrom":2,"messagesFrom":0,"history":[],"messages":[],"state":[]}"#;
+    let error = merge_snapshot(Some(stored), changes).unwrap_err();
+    assert_eq!(error.kind, SnapshotErrorKind::Invalid);
+    let expected = "the changes' history begins past the end of the stored history: \
+                    the changes of an earlier persist were not stored";
+    assert_eq!(error.message, expected);
+    assert_eq!(merge_snapshot(None, changes).unwrap_err().message, expected);
+}
+
+#[test]
+fn merging_replaces_the_transcript_from_its_index_and_takes_every_other_member_from_the_changes() {
+    let stored =
+        r#"{"version":2,"tools":["a"],"history":[1,2],"messages":[{"ts":1},{"ts":2,"partial":true}],"state":[0]}"#;
+    let changes = r#"{"version":3,"tools":["b"],"mcp":{},"historyFrom":2,"messagesFrom":1,"history":[3],"messages":[{"ts":2},{"ts":3}],"state":[9]}"#;
+    let merged: serde_json::Value = serde_json::from_str(&merge_snapshot(Some(stored), changes).unwrap()).unwrap();
+    let expected = serde_json::json!({
+        "version": 3, "tools": ["b"], "mcp": {}, "history": [1, 2, 3],
+        "messages": [{"ts": 1}, {"ts": 2}, {"ts": 3}], "state": [9],
+    });
+    assert_eq!(merged, expected);
+    // A whole snapshot as the changes replaces everything.
+    let whole: serde_json::Value = serde_json::from_str(&merge_snapshot(Some(stored), stored).unwrap()).unwrap();
+    assert_eq!(whole, serde_json::from_str::<serde_json::Value>(stored).unwrap());
+}
+
+#[test]
+fn merging_text_that_is_not_a_snapshots_object_says_which_argument() {
+    let changes = r#"{"historyFrom":0,"history":[]}"#;
+    let lists = "the history and messages of the stored snapshot and the changes must be arrays, \
+                 and their historyFrom and messagesFrom whole numbers";
+    let cases = [
+        (Some("[]"), changes, "the stored snapshot is not a JSON object"),
+        (None, "nope", "the changes are not a JSON object"),
+        (Some(r#"{"history":{}}"#), changes, lists),
+        (None, r#"{"historyFrom":-1,"history":[]}"#, lists),
+        (None, r#"{"messages":"x"}"#, lists),
+    ];
+    for (stored, changes, expected) in cases {
+        let error = merge_snapshot(stored, changes).unwrap_err();
+        assert_eq!(error.message, expected);
+    }
 }
 
 #[test]
@@ -435,11 +465,11 @@ fn the_persisted_changes_hold_the_transcript_entries_and_merge_into_the_final_sn
     h.ask = Box::new(answers);
     h.start("t");
     assert!(matches!(h.outcome(), Some(Outcome::Completed { .. })));
-    let mut stored = serde_json::json!({});
+    let mut stored: Option<String> = None;
     let mut persists = 0;
     for effect in &h.effects {
         if let Effect::Persist { changes, .. } = effect {
-            merge(&mut stored, changes);
+            stored = Some(merge_snapshot(stored.as_deref(), changes).unwrap());
             persists += 1;
         }
     }
@@ -447,7 +477,7 @@ fn the_persisted_changes_hold_the_transcript_entries_and_merge_into_the_final_sn
     // NOTE: only the changes reach the store: the transcript in it came through them.
     let whole: serde_json::Value = serde_json::from_str(&h.task.snapshot()).unwrap();
     assert!(!whole["messages"].as_array().unwrap().is_empty());
-    assert_eq!(stored, whole);
+    assert_eq!(serde_json::from_str::<serde_json::Value>(&stored.unwrap()).unwrap(), whole);
 }
 
 #[test]

@@ -9,10 +9,11 @@
 //! codec's JSON (no serde). [`Task::snapshot_changes`] gives the same object with only the
 //! history and transcript entries that changed since its last call, and where they start
 //! (`historyFrom`, `messagesFrom`), so that persisting at every waiting point is not
-//! quadratic; an application assembles the whole from the parts it stored.
+//! quadratic; [`merge_snapshot`] assembles the whole from the parts an application stored.
 
 mod entries;
 mod from_history;
+mod merge;
 mod reader;
 mod reply;
 mod resume;
@@ -22,6 +23,7 @@ mod writer;
 
 pub use entries::transcript_entry;
 pub(crate) use from_history::resumed_content;
+pub use merge::merge_snapshot;
 
 use crate::core::json::Json;
 
