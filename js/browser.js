@@ -85,6 +85,7 @@ export class Task {
   #inner = null;
   #options;
   #abortReason = null;
+  #failure = null;
 
   constructor(options, inner) {
     if (options === WRAPPED) this.#inner = inner;
@@ -122,7 +123,8 @@ export class Task {
     return ready.then(() => {
       if (!this.#inner) this.#inner = new wasm.Task(this.#options);
       const outcome = this.#inner.start(text, images);
-      if (this.#abortReason !== null) this.#inner.abort(this.#abortReason);
+      if (this.#failure) this.#inner.fail(...this.#failure);
+      else if (this.#abortReason !== null) this.#inner.abort(this.#abortReason);
       return outcome;
     });
   }
@@ -130,6 +132,11 @@ export class Task {
   abort(reason) {
     if (this.#inner) this.#inner.abort(reason);
     else this.#abortReason = reason ?? "aborted";
+  }
+
+  fail(code, message) {
+    if (this.#inner) this.#inner.fail(code, message);
+    else this.#failure = [code, message];
   }
 
   get messages() { return this.#inner ? this.#inner.messages : []; }

@@ -34,9 +34,12 @@ for (const file of [...entries, ...subclasses]) {
   writeFileSync(join(pkg, file), text);
 }
 // Modules the entries do not import: the MCP servers' glue (loaded on demand by a task with
-// servers) and `clew/mcp` (imports the MCP SDK, a peer dependency).
-const onDemand = ["mcp-servers.js", "mcp.js", "mcp-workerd.js"];
-for (const file of onDemand) copyFileSync(join(root, "js", file), join(pkg, file));
+// servers), `clew/mcp` (imports the MCP SDK, a peer dependency) and `clew/cassette` (record
+// and replay, which imports the entry through the package's own name).
+const onDemand = ["mcp-servers.js", "mcp.js", "mcp-workerd.js", "cassette.js", "cassette-clock.js", "cassette-tape.js"];
+for (const file of onDemand) {
+  writeFileSync(join(pkg, file), readFileSync(join(root, "js", file), "utf8").replaceAll("__CLEW_VERSION__", generated.version));
+}
 // Every class the bindings export checks that its object is alive (js/boundary/guards.js).
 let glue = readFileSync(join(pkg, "clew.js"), "utf8");
 const classes = [...glue.matchAll(/^export class (\w+)/gm)].map((m) => m[1]);
@@ -151,6 +154,7 @@ writeFileSync(join(pkg, "index.d.cts"), types);
 rmSync(join(pkg, "clew.d.ts"), { force: true });
 copyFileSync(join(root, "js", "README.md"), join(pkg, "README.md"));
 copyFileSync(join(root, "js", "mcp.d.ts"), join(pkg, "mcp.d.ts"));
+copyFileSync(join(root, "js", "cassette.d.ts"), join(pkg, "cassette.d.ts"));
 writeFileSync(join(pkg, "mcp-servers.d.ts"), "// `import \"clew/mcp-servers\"` puts clew's MCP support in a bundle; it exports nothing.\nexport {};\n");
 rmSync(join(pkg, ".gitignore"), { force: true });
 
@@ -160,7 +164,7 @@ const manifest = {
   description: generated.description,
   license: generated.license,
   type: "module",
-  files: ["clew.js", "clew_bg.wasm", "clew_bg.wasm.d.ts", "clew_wasm_base64.js", "snippets/", ...entries, ...onDemand, "index.cjs", "index.d.ts", "index.d.cts", "mcp.d.ts", "mcp-servers.d.ts", "README.md"],
+  files: ["clew.js", "clew_bg.wasm", "clew_bg.wasm.d.ts", "clew_wasm_base64.js", "snippets/", ...entries, ...onDemand, "index.cjs", "index.d.ts", "index.d.cts", "mcp.d.ts", "mcp-servers.d.ts", "cassette.d.ts", "README.md"],
   types: "./index.d.ts",
   main: "./index.cjs",
   module: "./inline.js",
@@ -184,6 +188,7 @@ const manifest = {
       default: { types: "./mcp.d.ts", default: "./mcp.js" },
     },
     "./mcp-servers": { types: "./mcp-servers.d.ts", default: "./mcp-servers.js" },
+    "./cassette": { types: "./cassette.d.ts", default: "./cassette.js" },
     "./clew_bg.wasm": "./clew_bg.wasm",
     "./package.json": "./package.json",
   },

@@ -35,7 +35,7 @@ pub(super) struct Driver {
     pub(super) task_id: String,
     stream: RefCell<Option<(u64, AbortController)>>,
     tools: RefCell<Vec<(u64, AbortController)>>,
-    timer: RefCell<Option<Timeout>>,
+    timer: RefCell<Option<Timer>>,
     pub(super) resolve: RefCell<Option<Function>>,
     pumping: Cell<bool>,
     /// Each history message as a JS object, once it crossed (model_stream.rs, persist.rs).
@@ -77,10 +77,19 @@ impl Driver {
         }
     }
 
+    /// The task's time (see [`task_time`]).
+    // NOTE: not inlined into each of `handle`'s many instances.
+    #[inline(never)]
+    pub(super) fn now(&self) -> u64 {
+        let clock = self.callbacks.borrow().as_ref().and_then(|c| c.clock.as_ref().map(|(now, _)| now.clone()));
+        task_time(clock.as_ref())
+    }
+
     /// Runs `event` on the machine, then performs the effects it produced.
     pub(super) fn handle(self: &Rc<Self>, event: impl FnOnce(&mut Machine, u64)) {
+        let now = self.now();
         if let Ok(mut machine) = self.machine.try_borrow_mut() {
-            event(&mut machine, now());
+            event(&mut machine, now);
         }
         self.drive();
     }
@@ -91,8 +100,19 @@ impl Driver {
     /// before, so the loop that called that callback finds nothing left, and no callback of
     /// the task runs after `abort()` returns.
     pub(super) fn abort(self: &Rc<Self>, reason: &str) {
+        self.stop(|machine, now| machine.abort(now, reason));
+    }
+
+    /// Ends the task `failed` with the host's `code` and `message`: the same steps as
+    /// [`abort`](Self::abort).
+    pub(super) fn fail(self: &Rc<Self>, code: &str, message: &str) {
+        self.stop(|machine, now| machine.fail(now, code, message));
+    }
+
+    fn stop(self: &Rc<Self>, end: impl FnOnce(&mut Machine, u64)) {
+        let now = self.now();
         if let Ok(mut machine) = self.machine.try_borrow_mut() {
-            machine.abort(now(), reason);
+            end(&mut machine, now);
         }
         self.persist.interrupt();
         let outer = self.pumping.replace(false);
@@ -171,11 +191,7 @@ impl Driver {
             Effect::SaveCheckpoint { id, kind } => self.save_checkpoint(id, kind),
             Effect::RunHook { id, kind, tool, params, result } => self.run_hook(id, kind, tool, params, result),
             Effect::WakeAt(at) => {
-                let timer = at.map(|at| {
-                    let delay = at.saturating_sub(now()).min(u32::MAX as u64) as u32;
-                    let me = Rc::clone(self);
-                    Timeout::new(delay, move || me.handle(|m, now| m.handle_timeout(now)))
-                });
+                let timer = at.map(|at| self.timer_at(at));
                 if let Some(old) = self.timer.replace(timer) {
                     old.cancel();
                 }
@@ -202,6 +218,24 @@ impl Driver {
                     let _ = call(&resolve, &outcome_to_js(&outcome));
                 }
             }
+        }
+    }
+
+    /// A timer that hands the machine its timeout at `at`: `options.clock`'s when it has
+    /// timers, else the host's.
+    fn timer_at(self: &Rc<Self>, at: u64) -> Timer {
+        let delay = at.saturating_sub(self.now()).min(u32::MAX as u64) as u32;
+        let me = Rc::clone(self);
+        let fire = move || me.handle(|m, now| m.handle_timeout(now));
+        let timers = self.callbacks.borrow().as_ref().and_then(|c| c.clock.as_ref().and_then(|(_, t)| t.clone()));
+        match timers {
+            Some((set, clear)) => {
+                // NOTE: `once`, like gloo's timers: no second closure shim in the wasm.
+                let callback = Closure::once(fire);
+                let handle = call_with(&set, &JsValue::UNDEFINED, callback.as_ref(), &JsValue::from(delay)).ok();
+                Timer::Clock { handle, clear, _callback: callback }
+            }
+            None => Timer::Host(Timeout::new(delay, fire)),
         }
     }
 
@@ -315,6 +349,36 @@ impl Driver {
     fn when_settled(self: &Rc<Self>, result: Result<JsValue, JsValue>, answer: Answer) {
         let me = Rc::clone(self);
         spawn(Box::pin(async move { answer(&me, settle(result).await) }));
+    }
+}
+
+/// The time from `options.clock.now()` when there is one (a throw or a value that is not a
+/// finite number reads as the host's clock), else the host's.
+pub(super) fn task_time(clock: Option<&Function>) -> u64 {
+    clock
+        .and_then(|clock| call(clock, &JsValue::UNDEFINED).ok()?.as_f64())
+        .filter(|t| t.is_finite())
+        .map_or_else(now, |t| t.max(0.0) as u64)
+}
+
+/// The one timer of a task (the machine keeps a single wake-up time).
+enum Timer {
+    Host(Timeout),
+    Clock { handle: Option<JsValue>, clear: Function, _callback: Closure<dyn FnMut()> },
+}
+
+impl Timer {
+    fn cancel(self) {
+        match self {
+            Self::Host(timeout) => {
+                timeout.cancel();
+            }
+            Self::Clock { handle, clear, .. } => {
+                if let Some(handle) = handle {
+                    let _ = call(&clear, &handle).map(|v| swallow(&v));
+                }
+            }
+        }
     }
 }
 

@@ -125,6 +125,18 @@ impl Task {
         self.driver.abort(&reason);
     }
 
+    /// Ends the task `failed` with your `code` and `message` (a watchdog, a test harness):
+    /// the same steps as `abort`, and `start` resolves `{ status: "failed", error: { code,
+    /// message } }`. Safe from inside a callback; ignored once the task has ended.
+    pub fn fail(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] code: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "string")] message: JsValue,
+    ) {
+        let text = |v: JsValue, default: &str| v.as_string().unwrap_or_else(|| default.to_owned());
+        self.driver.fail(&text(code, "CLEW_FAILED"), &text(message, "failed"));
+    }
+
     /// The task's whole state as a plain JSON-safe object (`{ version, tools, history,
     /// messages, state }`), at any moment: what `Task.restore` continues from. Callbacks,
     /// tools' code and the model's settings are not in it. `undefined` only from inside a
@@ -150,7 +162,7 @@ impl Task {
         #[wasm_bindgen(unchecked_param_type = "TaskOptions")] options: JsValue,
     ) -> Result<Self, JsValue> {
         let text = snapshot_text(&snapshot, "snapshot")?;
-        Self::rebuilt(&options, |config| Machine::restore(&text, config))
+        Self::rebuilt(&options, |config, _| Machine::restore(&text, config))
     }
 
     /// The whole snapshot from what an application stored: `stored` (a snapshot, or
@@ -188,15 +200,16 @@ impl Task {
         #[wasm_bindgen(unchecked_param_type = "TaskOptions")] options: JsValue,
     ) -> Result<Self, JsValue> {
         let text = snapshot_text(&saved, "saved task")?;
-        Self::rebuilt(&options, |config| Machine::from_history(&text, config, super::js_call::now()))
+        Self::rebuilt(&options, |config, now| Machine::from_history(&text, config, now))
     }
 
     fn rebuilt(
         options: &JsValue,
-        build: impl FnOnce(crate::core::agent::TaskConfig) -> Result<Machine, SnapshotError>,
+        build: impl FnOnce(crate::core::agent::TaskConfig, u64) -> Result<Machine, SnapshotError>,
     ) -> Result<Self, JsValue> {
         let options = task_options::read(options)?;
-        let machine = build(options.config).map_err(snapshot_error)?;
+        let now = super::driver::task_time(options.callbacks.clock.as_ref().map(|(now, _)| now));
+        let machine = build(options.config, now).map_err(snapshot_error)?;
         Ok(Self::with_driver(machine, options.callbacks, options.model))
     }
 

@@ -38,6 +38,8 @@ pub(super) struct Callbacks {
     /// The MCP servers' glue's `list` (catalog JSON, or "" when nothing changed), when the
     /// task has servers.
     pub(super) mcp_list: Option<Function>,
+    /// `options.clock`: `now`, and `setTimeout` with `clearTimeout` when given.
+    pub(super) clock: Option<(Function, Option<(Function, Function)>)>,
 }
 
 /// Everything `new Task(options)` reads, with the user's functions.
@@ -88,6 +90,10 @@ pub(super) fn read(options: &JsValue) -> Result<JsTaskOptions, JsValue> {
         hooks: slots.hooks.map(function),
         persist: function(slots.persist),
         mcp_list: method("list"),
+        clock: slots.clock.and_then(|clock| {
+            let timers = clock.timers.and_then(|(set, clear)| Some((function(Some(set))?, function(Some(clear))?)));
+            Some((function(Some(clock.now))?, timers))
+        }),
     };
     Ok(JsTaskOptions { config: options.config, model: options.model, callbacks })
 }

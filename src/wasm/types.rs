@@ -292,6 +292,20 @@ export interface TaskOptions {
    * `error` say and left out) and again when one says its tools changed.
    */
   mcpServers?: McpServerOption[];
+  /**
+   * The task's clock: every time the task reads (transcript `ts`, retry delays, timeouts,
+   * pacing) comes from `now()` (ms since the epoch), and its one timer from `setTimeout`
+   * and `clearTimeout` when given (both or neither; else the runtime's). For fake timers in
+   * tests; `clew/cassette` replays a tape on one.
+   */
+  clock?: TaskClock;
+}
+
+/** `TaskOptions.clock`. */
+export interface TaskClock {
+  now(): number;
+  setTimeout?(callback: () => void, ms: number): unknown;
+  clearTimeout?(handle: unknown): void;
 }
 
 /** An MCP server of `TaskOptions.mcpServers`. */

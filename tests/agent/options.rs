@@ -97,9 +97,21 @@ fn a_bad_option_is_an_error_that_names_it() {
         ),
         (r#"{"model":{"info":{"contextWindow":"big"}}}"#, "options.model.info.contextWindow"),
         (r#"{"model":{},"checkpoint":{"save":0}}"#, "options.checkpoint.save"),
+        (r#"{"model":{},"clock":{}}"#, "options.clock.now is required"),
+        (r#"{"model":{},"clock":{"now":1}}"#, "options.clock.now must be a function"),
+        (r#"{"model":{},"clock":{"now":{"$fn":0},"setTimeout":{"$fn":1}}}"#, "go together"),
     ];
     for (json, named) in cases {
         let error = read(json).err().unwrap_or_else(|| panic!("{json} was accepted"));
         assert!(error.contains(named), "{json}: {error:?} does not name {named}");
     }
+}
+
+#[test]
+fn a_clock_gives_now_and_optionally_its_timers() {
+    let only_now = read(r#"{"model":{},"clock":{"now":{"$fn":3}}}"#).unwrap();
+    assert_eq!(only_now.callbacks.clock, Some(clew::agent::ClockSlots { now: 3, timers: None }));
+    let timers =
+        read(r#"{"model":{},"clock":{"now":{"$fn":0},"setTimeout":{"$fn":1},"clearTimeout":{"$fn":2}}}"#).unwrap();
+    assert_eq!(timers.callbacks.clock, Some(clew::agent::ClockSlots { now: 0, timers: Some((1, 2)) }));
 }

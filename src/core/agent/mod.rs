@@ -56,7 +56,7 @@ pub use failure::Failure;
 pub use history::{max_allowed_tokens, next_truncation, request_messages, DeletedRange, Truncation};
 pub use mcp::{McpCatalog, ACCESS_MCP_RESOURCE, DEFAULT_MCP_TIMEOUT_MS, USE_MCP_TOOL};
 pub use message::{AskAnswer, AskKind, AskResponse, Message, MessageKind, SayKind, Transcript};
-pub use options::{CallbackSlots, Slot, TaskOptions, ToolSlots, HOOK_NAMES};
+pub use options::{CallbackSlots, ClockSlots, Slot, TaskOptions, ToolSlots, HOOK_NAMES};
 pub use snapshot::{merge_snapshot, transcript_entry, SnapshotError, SnapshotErrorKind, SNAPSHOT_VERSION};
 pub use tags::{PersistReason, TaskState};
 pub use task::{Task, TaskUsage};

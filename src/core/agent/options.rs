@@ -42,6 +42,18 @@ pub struct CallbackSlots {
     pub hooks: [Option<Slot>; 5],
     /// `options.persist`.
     pub persist: Option<Slot>,
+    /// `options.clock`: its `now`, `setTimeout` and `clearTimeout` (the task's clock, for
+    /// fake timers and replay; absent, the host's own).
+    pub clock: Option<ClockSlots>,
+}
+
+/// Where `options.clock`'s functions sit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ClockSlots {
+    /// `now()`: the time in ms since the epoch.
+    pub now: Slot,
+    /// `setTimeout(callback, ms)`, with `clear_timeout`; absent, the host's timers.
+    pub timers: Option<(Slot, Slot)>,
 }
 
 /// A tool's name and where its callbacks sit.
@@ -144,6 +156,7 @@ impl TaskOptions {
         let say = first.keep(fns.get(options, "options", "say"));
         let ask = first.keep(fns.get(options, "options", "ask"));
         let persist = first.keep(fns.get(options, "options", "persist"));
+        let clock = clock(options, &fns, &mut first);
         let fetch = first.keep(fns.get(model, "options.model", "fetch"));
         let request = first.keep(fns.get(model, "options.model", "request"));
         let info = match first.keep(object_member(model, "options.model", "info")) {
@@ -200,6 +213,7 @@ impl TaskOptions {
             checkpoint_initial,
             hooks: hook_slots,
             persist,
+            clock,
         };
         Ok(Self { config, model: settings, callbacks })
     }
@@ -279,6 +293,29 @@ impl Functions {
                 .ok_or_else(|| format!("{at}.{field} must be a function")),
         }
     }
+}
+
+/// `options.clock`: `now` is required; `setTimeout` and `clearTimeout` come together or not
+/// at all (errors noted in `first`).
+fn clock(options: &Json, fns: &Functions, first: &mut FirstError) -> Option<ClockSlots> {
+    let clock = first.keep(object_member(options, "options", "clock"))?;
+    let at = "options.clock";
+    let now = first.keep(fns.get(clock, at, "now"));
+    let set = first.keep(fns.get(clock, at, "setTimeout"));
+    let clear = first.keep(fns.get(clock, at, "clearTimeout"));
+    let timers = match (set, clear) {
+        (Some(set), Some(clear)) => Some((set, clear)),
+        (None, None) => None,
+        _ => {
+            first.note(format!("{at}.setTimeout and {at}.clearTimeout go together"));
+            None
+        }
+    };
+    let Some(now) = now else {
+        first.note(format!("{at}.now is required"));
+        return None;
+    };
+    Some(ClockSlots { now, timers })
 }
 
 /// `options.tools`: the specs and, per tool, its name and callbacks' slots (errors noted in

@@ -11,7 +11,7 @@ use std::rc::Rc;
 use js_sys::{Array, Function};
 use wasm_bindgen::prelude::*;
 
-use super::super::js_call::{clew_tried, error_message, now, settle, spawn, swallow};
+use super::super::js_call::{clew_tried, error_message, settle, spawn, swallow};
 use super::Driver;
 use crate::core::agent::codes;
 
@@ -95,8 +95,9 @@ impl Driver {
     /// Ends the task `failed`: the application could not store it.
     fn persist_failed(&self, error: &JsValue) {
         let message = format!("options.persist failed, so the task stopped: {}", error_message(error));
+        let now = self.now();
         if let Ok(mut machine) = self.machine.try_borrow_mut() {
-            machine.fail(now(), codes::PERSIST_FAILED, &message);
+            machine.fail(now, codes::PERSIST_FAILED, &message);
         }
     }
 }

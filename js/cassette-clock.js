@@ -1,0 +1,213 @@
+// clew/cassette's clock and sequencer: every input a taped task gets (a response, a body's
+// read or end, a tool's result, an answer, an MCP result, its timer) is handed over one at a
+// time, each in a macrotask of its own after the last one's effects have run, and the task's
+// clock reads the time of the input it is handling. Recording, the times are the runtime's
+// and the order is the order inputs arrived; replaying, both come from the tape, so the task
+// sees the same inputs, in the same order, at the same times, and a recorded 2 s delay takes
+// no real time.
+
+/** Runs `f` in a macrotask of its own (after every pending microtask). */
+export const macrotask = typeof setImmediate === "function"
+  ? (f) => setImmediate(f)
+  : typeof MessageChannel === "function"
+    ? (() => {
+      const channel = new MessageChannel();
+      const queue = [];
+      channel.port1.onmessage = () => queue.shift()?.();
+      return (f) => { queue.push(f); channel.port2.postMessage(0); };
+    })()
+    : (f) => setTimeout(f, 0);
+
+/**
+ * A task clock (`TaskOptions.clock`) whose time moves only when an input is handed over.
+ * `now()` is the time of the input being handled; the one timer is the task's (the machine
+ * keeps a single wake-up time).
+ */
+export class TapeClock {
+  /** @param {number} start the task's start, ms since the epoch */
+  constructor(start) {
+    this.time = start;
+    this.timer = null;
+    this.onArm = () => {};
+  }
+
+  now() {
+    return this.time;
+  }
+
+  setTimeout(callback, ms) {
+    const timer = { callback, due: this.time + Math.max(0, Number(ms) || 0), cleared: false, handle: null };
+    this.timer = timer;
+    this.onArm(timer);
+    return timer;
+  }
+
+  clearTimeout(timer) {
+    if (!timer) return;
+    timer.cleared = true;
+    if (timer.handle !== null) clearTimeout(timer.handle);
+    if (this.timer === timer) this.timer = null;
+  }
+
+  /** The options' `clock` for this clock. */
+  options() {
+    return { now: () => this.now(), setTimeout: (f, ms) => this.setTimeout(f, ms), clearTimeout: (t) => this.clearTimeout(t) };
+  }
+}
+
+/**
+ * Recording: inputs as they arrive, handed over one per macrotask, each stamped with the
+ * runtime's time when handed over and with its place in the order (`n`). The task's timer
+ * is a real one whose firing is an input like the others.
+ */
+export class RecordingSequencer {
+  constructor(clock, start) {
+    this.clock = clock;
+    this.start = start;
+    this.queue = [];
+    this.busy = false;
+    this.n = 0;
+    this.wakes = [];
+    clock.onArm = (timer) => {
+      timer.handle = setTimeout(() => {
+        if (!timer.cleared) this.input((stamp) => {
+          if (timer.cleared || this.clock.timer !== timer) return false;
+          this.clock.timer = null;
+          this.wakes.push({ ...stamp, due: timer.due - this.start });
+          timer.callback();
+          return true;
+        });
+      }, Math.max(0, timer.due - Date.now()));
+    };
+  }
+
+  /**
+   * Hands `deliver` its turn: it gets `{ n, at }` (its stamp) and returns whether it was
+   * used (a timer cleared meanwhile is not). Resolves once it ran.
+   */
+  input(deliver) {
+    return new Promise((resolve) => {
+      this.queue.push({ deliver, resolve });
+      this.#next();
+    });
+  }
+
+  #next() {
+    if (this.busy || !this.queue.length) return;
+    this.busy = true;
+    macrotask(() => {
+      const { deliver, resolve } = this.queue.shift();
+      this.clock.time = Math.max(this.clock.time, Date.now());
+      const stamp = { n: this.n, at: this.clock.time - this.start };
+      if (deliver(stamp) !== false) this.n++;
+      resolve();
+      this.busy = false;
+      this.#next();
+    });
+  }
+}
+
+/**
+ * Replaying: the tape's inputs in their recorded order (`n`). Each waits for its consumer
+ * (the task asking for it: a read, a tool's result, an answer, its timer armed for the
+ * recorded time), then is handed over in a macrotask of its own with the clock at its
+ * recorded time.
+ */
+export class ReplayingSequencer {
+  /**
+   * @param {TapeClock} clock
+   * @param {number} start the tape's start
+   * @param {{ n: number, at: number, key: string, due?: number, what: string }[]} events in order
+   * @param {number} stallMs real ms the next event may wait for its consumer before `onStall`
+   * @param {(event: object) => void} onStall called when the task stopped asking for what comes next
+   */
+  constructor(clock, start, events, stallMs, onStall) {
+    this.clock = clock;
+    this.start = start;
+    this.events = events;
+    this.next = 0;
+    this.waiting = new Map();
+    this.scheduled = false;
+    this.stopped = false;
+    this.stallMs = stallMs;
+    this.onStall = onStall;
+    this.watchdog = null;
+    clock.onArm = () => this.#schedule();
+  }
+
+  /** Waits for the event `key` (a read of a body, a tool's result, …); resolves with it once it is its turn. */
+  take(key) {
+    if (this.stopped) return new Promise(() => {});
+    return new Promise((resolve) => {
+      this.waiting.set(key, resolve);
+      this.#schedule();
+    });
+  }
+
+  /** Whether an event for `key` is still ahead on the tape. */
+  ahead(key) {
+    for (let i = this.next; i < this.events.length; i++) if (this.events[i].key === key) return true;
+    return false;
+  }
+
+  /** Drops what waits for `key` (a body cancelled, a tool aborted) and the tape's events for it. */
+  drop(key) {
+    this.waiting.delete(key);
+    this.events = this.events.filter((e, i) => i < this.next || e.key !== key);
+    this.#schedule();
+  }
+
+  /** The events never handed over. */
+  unused() {
+    return this.events.slice(this.next);
+  }
+
+  stop() {
+    this.stopped = true;
+    this.waiting.clear();
+    this.#watch(null);
+  }
+
+  /** Starts (or, with null, stops) the stall watchdog for `event`. */
+  #watch(event) {
+    if (this.watchdog) clearTimeout(this.watchdog.timer);
+    this.watchdog = null;
+    if (!event || !(this.stallMs > 0)) return;
+    const timer = setTimeout(() => { if (!this.stopped) this.onStall(event); }, this.stallMs);
+    timer?.unref?.();
+    this.watchdog = { timer, event };
+  }
+
+  #schedule() {
+    if (this.scheduled || this.stopped) return;
+    this.scheduled = true;
+    macrotask(() => {
+      this.scheduled = false;
+      this.#step();
+    });
+  }
+
+  #step() {
+    if (this.stopped) return;
+    const event = this.events[this.next];
+    if (!event) return this.#watch(null);
+    const stalled = () => { if (this.watchdog?.event !== event) this.#watch(event); };
+    if (event.key === "wake") {
+      const timer = this.clock.timer;
+      if (!timer || timer.cleared || timer.due - this.start !== event.due) return stalled();
+      this.next++;
+      this.clock.time = this.start + event.at;
+      this.clock.timer = null;
+      timer.callback();
+    } else {
+      const resolve = this.waiting.get(event.key);
+      if (!resolve) return stalled();
+      this.waiting.delete(event.key);
+      this.next++;
+      this.clock.time = this.start + event.at;
+      resolve(event);
+    }
+    this.#watch(null);
+    this.#schedule();
+  }
+}

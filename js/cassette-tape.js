@@ -1,0 +1,337 @@
+// clew/cassette's tape: the document's format and its checks, redaction, the requests'
+// canonical form and digest, the first difference between two requests, and a provider's
+// SSE body turned into a one-round tape.
+
+/** The format's name and the version this release writes (and the newest it reads). */
+export const FORMAT = "clew-cassette";
+export const VERSION = 1;
+
+/** A `TypeError` with a `code`, like the rest of the package's argument errors. */
+export function tapeError(code, message) {
+  return Object.assign(new TypeError(message), { code });
+}
+
+/** An `Error` that ends a replayed task (`task.fail(code, message)`). */
+export function replayError(code, message) {
+  return Object.assign(new Error(message), { code });
+}
+
+// ---- bytes ----
+
+const encoder = new TextEncoder();
+const strict = new TextDecoder("utf-8", { fatal: true });
+
+/** A read as the tape keeps it: `text` when its bytes are UTF-8 on their own, else `base64`. */
+export function readOf(bytes) {
+  try {
+    return { text: strict.decode(bytes) };
+  } catch {
+    let binary = "";
+    for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+    return { base64: btoa(binary) };
+  }
+}
+
+/** A tape read's bytes. */
+export function bytesOf(read) {
+  if (typeof read.text === "string") return encoder.encode(read.text);
+  const binary = atob(read.base64);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
+// ---- canonical JSON and digest ----
+
+/** `value` as JSON with every object's keys sorted, leaving out the paths `ignored` matches. */
+export function canonical(value, ignored = () => false, path = "$") {
+  if (Array.isArray(value)) return "[" + value.map((v, i) => canonical(v, ignored, `${path}[${i}]`)).join(",") + "]";
+  if (value && typeof value === "object") {
+    const keys = Object.keys(value).sort().filter((k) => value[k] !== undefined && !ignored(`${path}.${k}`));
+    return "{" + keys.map((k) => JSON.stringify(k) + ":" + canonical(value[k], ignored, `${path}.${k}`)).join(",") + "}";
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
+/** `sha256:<hex>` of `text` (Web Crypto: every runtime clew runs in). */
+export async function digest(text) {
+  if (!globalThis.crypto?.subtle) throw tapeError("CLEW_INVALID_CASSETTE", "a cassette needs Web Crypto (crypto.subtle) for its digests");
+  const hash = new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(text)));
+  return "sha256:" + Array.from(hash, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+// ---- paths ----
+
+/**
+ * A matcher for JSON paths such as `$.metadata.user_id` or `$.messages[*].content`
+ * (`$.` may be left out; `*` is any key or index).
+ */
+export function pathMatcher(patterns = []) {
+  const split = (p) => String(p).replace(/^\$\.?/, "").replace(/\[(\d+|\*)\]/g, ".$1").split(".").filter(Boolean);
+  const compiled = patterns.map(split);
+  return (path) => {
+    const parts = split(path);
+    return compiled.some((pattern) => pattern.length === parts.length && pattern.every((p, i) => p === "*" || p === parts[i]));
+  };
+}
+
+// ---- redaction ----
+
+/** Keys whose string values are ids, signatures or encrypted reasoning in the four formats. */
+const SECRET_KEYS = new Set([
+  "id", "call_id", "tool_use_id", "tool_call_id", "item_id", "response_id", "responseId", "previous_response_id",
+  "signature", "encrypted_content", "thoughtSignature", "thought_signature", "user",
+]);
+/** What a placeholder looks like (the same one everywhere the value was). */
+export const PLACEHOLDER = /^redacted-\d+$/;
+
+function isSecret(key, holder, path, extra) {
+  if (extra(path)) return true;
+  if (SECRET_KEYS.has(key)) return true;
+  // NOTE: Anthropic's redacted thinking carries its encrypted text in `data`.
+  return key === "data" && holder && holder.type === "redacted_thinking";
+}
+
+/** Every secret string in `value` (a parsed JSON body or event), by walking it. */
+function collectSecrets(value, found, extra, path = "$") {
+  if (Array.isArray(value)) value.forEach((v, i) => collectSecrets(v, found, extra, `${path}[${i}]`));
+  else if (value && typeof value === "object") {
+    for (const [key, v] of Object.entries(value)) {
+      const at = `${path}.${key}`;
+      if (typeof v === "string" && v !== "" && !PLACEHOLDER.test(v) && isSecret(key, value, at, extra)) found(v);
+      else collectSecrets(v, found, extra, at);
+    }
+  }
+}
+
+/** The JSON values of an SSE body (each `data:` line) or of a JSON-lines body. */
+function bodyEvents(text) {
+  const events = [];
+  for (const line of text.split(/\r?\n/)) {
+    const data = line.startsWith("data:") ? line.slice(5).trim() : line.trim();
+    if (!data.startsWith("{") && !data.startsWith("[")) continue;
+    try { events.push(JSON.parse(data)); } catch {}
+  }
+  return events;
+}
+
+/** `value` with `map`'s strings replaced, everywhere. */
+function replaceStrings(value, map) {
+  if (typeof value === "string") return map.get(value) ?? value;
+  if (Array.isArray(value)) return value.map((v) => replaceStrings(v, map));
+  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, replaceStrings(v, map)]));
+  return value;
+}
+
+/**
+ * Rewrites a body's reads with `map`'s values replaced (as they appear inside JSON strings),
+ * over the whole body: a value cut between two reads is replaced in the first, so the reads
+ * keep their number and roughly their boundaries.
+ */
+function redactReads(reads, map) {
+  if (!map.size || !reads.length) return reads;
+  const binary = (bytes) => { let s = ""; for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000)); return s; };
+  const parts = reads.map((r) => binary(bytesOf(r)));
+  const whole = parts.join("");
+  const swaps = [...map].map(([from, to]) => [binary(encoder.encode(JSON.stringify(from).slice(1, -1))), to])
+    .filter(([from]) => from.length > 0)
+    .sort((a, b) => b[0].length - a[0].length);
+  const hits = [];
+  for (const [from, to] of swaps) {
+    for (let at = whole.indexOf(from); at >= 0; at = whole.indexOf(from, at + from.length)) {
+      if (!hits.some(([s, e]) => at < e && at + from.length > s)) hits.push([at, at + from.length, to]);
+    }
+  }
+  if (!hits.length) return reads;
+  hits.sort((a, b) => a[0] - b[0]);
+  const out = [];
+  let start = 0, hit = 0;
+  for (const [i, part] of parts.entries()) {
+    const end = start + part.length;
+    let text = "", at = start;
+    while (at < end) {
+      while (hit < hits.length && hits[hit][1] <= at) hit++;
+      const next = hits[hit];
+      if (next && next[0] <= at) { at = next[1]; continue; }
+      const stop = next && next[0] < end ? next[0] : end;
+      text += whole.slice(at, stop);
+      at = stop;
+      if (next && next[0] === at && at < end) { text += binary(encoder.encode(next[2])); at = next[1]; }
+    }
+    const bytes = new Uint8Array(text.length);
+    for (let j = 0; j < text.length; j++) bytes[j] = text.charCodeAt(j);
+    const { n, at: time } = reads[i];
+    out.push({ n, at: time, ...readOf(bytes) });
+    start = end;
+  }
+  return out;
+}
+
+/**
+ * The tape with every secret replaced: the API key and the user's `redact` paths, and every
+ * id, signature and encrypted reasoning value of the requests and responses, each distinct
+ * value by the same `redacted-<n>` everywhere (so call ids still pair, and a request made
+ * from a redacted response matches its recorded digest). Request digests are computed here,
+ * after redaction, leaving out the user's `ignore` paths.
+ */
+export async function redactTape(tape, { apiKey, redact = [], ignore = [] }) {
+  const extra = pathMatcher(redact);
+  const ignored = pathMatcher(ignore);
+  const map = new Map();
+  if (typeof apiKey === "string" && apiKey) map.set(apiKey, "redacted-key");
+  const found = (v) => { if (!map.has(v)) map.set(v, `redacted-${map.size + 1}`); };
+  const decoder = new TextDecoder();
+  for (const entry of tape.interactions) {
+    if (entry.type === "request") {
+      collectSecrets(entry.body, found, extra);
+      const reads = entry.response?.reads ?? [];
+      const text = reads.map((r) => decoder.decode(bytesOf(r), { stream: true })).join("") + decoder.decode();
+      for (const event of bodyEvents(text)) collectSecrets(event, found, () => false);
+    }
+  }
+  const interactions = [];
+  for (const entry of tape.interactions) {
+    if (entry.type !== "request") { interactions.push(replaceStrings(entry, map)); continue; }
+    const body = replaceStrings(entry.body, map);
+    const response = entry.response && { ...entry.response, reads: redactReads(entry.response.reads, map) };
+    if (response?.end?.message) response.end = { ...response.end, message: replaceStrings(response.end.message, map) };
+    const out = { ...entry, body, digest: await digest(canonical(body, ignored)) };
+    if (response) out.response = response;
+    if (entry.error) out.error = replaceStrings(entry.error, map);
+    interactions.push(out);
+  }
+  return { ...tape, interactions };
+}
+
+// ---- comparing a request with its recording ----
+
+const shorten = (value) => {
+  const text = value === undefined ? "(absent)" : JSON.stringify(value);
+  return text.length > 80 ? text.slice(0, 77) + "..." : text;
+};
+
+/**
+ * The first place where `actual` (the request the task makes) differs from `recorded` (its
+ * redacted recording), or null. A placeholder in the recording matches any string that
+ * stands for the same value everywhere (`bindings`); paths `ignored` matches are skipped.
+ */
+export function firstDifference(recorded, actual, ignored, bindings, path = "$") {
+  if (ignored(path)) return null;
+  if (typeof recorded === "string" && (PLACEHOLDER.test(recorded) || recorded === "redacted-key") && typeof actual === "string") {
+    if (actual === recorded) return null;
+    const bound = bindings.get(recorded);
+    if (bound === undefined) { bindings.set(recorded, actual); return null; }
+    if (bound === actual) return null;
+  }
+  const kind = (v) => (Array.isArray(v) ? "array" : v === null ? "null" : typeof v);
+  if (kind(recorded) !== kind(actual)) return { path, recorded: shorten(recorded), actual: shorten(actual) };
+  if (Array.isArray(recorded)) {
+    for (let i = 0; i < Math.max(recorded.length, actual.length); i++) {
+      const d = firstDifference(recorded[i], actual[i], ignored, bindings, `${path}[${i}]`);
+      if (d) return d;
+    }
+    return null;
+  }
+  if (recorded && typeof recorded === "object") {
+    const keys = [...new Set([...Object.keys(recorded), ...Object.keys(actual)])].sort();
+    for (const key of keys) {
+      const d = firstDifference(recorded[key], actual[key], ignored, bindings, `${path}.${key}`);
+      if (d) return d;
+    }
+    return null;
+  }
+  return recorded === actual ? null : { path, recorded: shorten(recorded), actual: shorten(actual) };
+}
+
+// ---- checking a tape ----
+
+/** Checks a tape (object or JSON text) before replaying it; a `TypeError` naming the place if it is not one. */
+export function readTape(data) {
+  let tape = data;
+  if (typeof tape === "string") {
+    try { tape = JSON.parse(tape); } catch (e) { throw tapeError("CLEW_INVALID_CASSETTE", `the cassette is not JSON: ${e.message}`); }
+  }
+  const bad = (where, what) => { throw tapeError("CLEW_INVALID_CASSETTE", `the cassette's ${where} ${what}`); };
+  if (!tape || typeof tape !== "object" || Array.isArray(tape)) bad("data", "must be an object or its JSON text");
+  if (tape.format !== FORMAT) bad("format", `must be "${FORMAT}"`);
+  if (!Number.isInteger(tape.version) || tape.version < 1) bad("version", "must be a positive integer");
+  if (tape.version > VERSION) {
+    throw tapeError("CLEW_CASSETTE_VERSION", `the cassette is format version ${tape.version}, written by a later clew (${tape.clew}); this one reads up to ${VERSION}`);
+  }
+  if (!tape.model || typeof tape.model.format !== "string") bad("model.format", "must be a string");
+  if (!Number.isFinite(tape.startedAt)) bad("startedAt", "must be a number");
+  if (!Array.isArray(tape.interactions)) bad("interactions", "must be an array");
+  if (tape.wakes !== undefined && !Array.isArray(tape.wakes)) bad("wakes", "must be an array");
+  const stamp = (s, where) => {
+    if (!s || !Number.isInteger(s.n) || s.n < 0 || !Number.isFinite(s.at)) bad(where, "needs an order n and a time at");
+  };
+  const types = new Set(["request", "tool", "ask", "mcp"]);
+  tape.interactions.forEach((e, i) => {
+    const at = `interactions[${i}]`;
+    if (!e || !types.has(e.type)) bad(`${at}.type`, "must be request, tool, ask or mcp");
+    if (!Number.isInteger(e.call)) bad(`${at}.call`, "must be an integer");
+    if (e.type === "request") {
+      if (e.error) stamp(e.error, `${at}.error`);
+      else if (!e.response) bad(at, "needs a response or an error");
+      else {
+        stamp(e.response, `${at}.response`);
+        if (!Number.isInteger(e.response.status)) bad(`${at}.response.status`, "must be an integer");
+        if (!Array.isArray(e.response.reads)) bad(`${at}.response.reads`, "must be an array");
+        e.response.reads.forEach((r, j) => {
+          stamp(r, `${at}.response.reads[${j}]`);
+          if (typeof r.text !== "string" && typeof r.base64 !== "string") bad(`${at}.response.reads[${j}]`, "needs text or base64");
+        });
+        const end = e.response.end;
+        if (end && end.type !== "abort") stamp(end, `${at}.response.end`);
+      }
+    } else if (e.outcome !== undefined) {
+      stamp(e.outcome, `${at}.outcome`);
+    }
+  });
+  (tape.wakes ?? []).forEach((w, i) => {
+    stamp(w, `wakes[${i}]`);
+    if (!Number.isFinite(w.due)) bad(`wakes[${i}].due`, "must be a number");
+  });
+  return tape;
+}
+
+// ---- importing a provider's body ----
+
+/**
+ * A one-round tape from a provider's recorded SSE body (or a `chunks` JSON-lines body):
+ * one request that matches any request (`body: null`), answered with `body` in reads of
+ * one SSE event each (or `readSize` bytes). Replay it with `tools: "live"` when the body
+ * calls tools.
+ */
+export function tapeFromSse(body, { format, id = "", status = 200, contentType = "text/event-stream", readSize, startedAt = Date.UTC(2025, 0, 1), clew = "" } = {}) {
+  if (typeof format !== "string") throw tapeError("CLEW_INVALID_ARGUMENT", "fromSse needs { format }");
+  const bytes = typeof body === "string" ? encoder.encode(body) : body instanceof Uint8Array ? body : null;
+  if (!bytes) throw tapeError("CLEW_INVALID_ARGUMENT", "fromSse's body must be a string or a Uint8Array");
+  const pieces = [];
+  if (readSize > 0) {
+    for (let i = 0; i < bytes.length; i += readSize) pieces.push(bytes.subarray(i, i + readSize));
+  } else {
+    // NOTE: one event per read: cut after each blank line (or line, for JSON lines).
+    let from = 0;
+    for (let i = 0; i < bytes.length; i++) {
+      const blank = bytes[i] === 10 && (bytes[i + 1] === 10 || (bytes[i + 1] === 13 && bytes[i + 2] === 10));
+      const line = format === "chunks" && bytes[i] === 10;
+      if (blank || line) {
+        const end = line ? i + 1 : bytes[i + 1] === 10 ? i + 2 : i + 3;
+        pieces.push(bytes.subarray(from, end));
+        from = i = end;
+        i--;
+      }
+    }
+    if (from < bytes.length) pieces.push(bytes.subarray(from));
+  }
+  let n = 0;
+  const response = { n: n++, at: 0, status, headers: { "content-type": contentType }, reads: [] };
+  for (const piece of pieces) response.reads.push({ n: n++, at: 0, ...readOf(piece) });
+  response.end = { n: n++, at: 0, type: "end" };
+  return {
+    format: FORMAT, version: VERSION, clew, model: { format, id }, startedAt,
+    interactions: [{ type: "request", call: 0, at: 0, body: null, digest: null, response }],
+    wakes: [],
+  };
+}

@@ -1,0 +1,447 @@
+// clew/cassette: a whole task on tape. `new Task({ ...options, cassette: { mode: "record" } })`
+// records every input the task gets (model responses read by read, tool results, answers,
+// MCP results, its timer) with their times on the task's clock; `task.cassette()` gives the
+// tape, redacted. `cassette: { mode: "replay", data }` answers the task from the tape on a
+// virtual clock: the same transcript and history, byte for byte, in a few milliseconds, and
+// a typed error that ends the task where it drifts. The main entry never imports this module.
+import { Task as BaseTask, buildRequest } from "clew";
+import { TapeClock, RecordingSequencer, ReplayingSequencer } from "./cassette-clock.js";
+import {
+  FORMAT, VERSION, PLACEHOLDER, tapeError, replayError, readOf, bytesOf, canonical, digest, pathMatcher,
+  redactTape, firstDifference, readTape, tapeFromSse,
+} from "./cassette-tape.js";
+
+export { tapeFromSse as fromSse };
+
+/** The version of clew that writes the tapes (set by the build). */
+const CLEW_VERSION = "__CLEW_VERSION__";
+
+const MODES = ["record", "replay", "auto"];
+
+/**
+ * The agent task, with `options.cassette`: everything `clew`'s `Task` does, plus recording
+ * and replaying (`cassette()` gives the tape).
+ */
+export class Task extends BaseTask {
+  #tape;
+
+  constructor(options) {
+    const cassette = options && typeof options === "object" ? options.cassette : undefined;
+    if (cassette === undefined) {
+      super(options);
+      return;
+    }
+    const tape = makeTape(options, cassette);
+    super(tape.options);
+    this.#tape = tape;
+    tape.task = this;
+  }
+
+  async start(text, images) {
+    const outcome = await super.start(text, images);
+    return this.#tape ? this.#tape.finished(outcome) : outcome;
+  }
+
+  get outcome() {
+    const outcome = super.outcome;
+    return this.#tape && outcome ? this.#tape.finished(outcome) : outcome;
+  }
+
+  /**
+   * The tape: when recording, what happened so far, redacted (a promise: redaction computes
+   * the requests' digests); when replaying, the tape being replayed.
+   */
+  cassette() {
+    if (!this.#tape) throw tapeError("CLEW_INVALID_ARGUMENT", "this task has no cassette option");
+    return this.#tape.document();
+  }
+}
+
+function makeTape(options, cassette) {
+  if (!cassette || typeof cassette !== "object") throw tapeError("CLEW_INVALID_OPTIONS", "options.cassette must be an object");
+  const mode = cassette.mode ?? "auto";
+  if (!MODES.includes(mode)) throw tapeError("CLEW_INVALID_OPTIONS", `options.cassette.mode must be one of ${MODES.join(", ")}`);
+  if (mode === "replay" && cassette.data == null) throw tapeError("CLEW_INVALID_OPTIONS", "options.cassette.data is required to replay");
+  for (const key of ["tools", "asks"]) {
+    if (cassette[key] !== undefined && cassette[key] !== "tape" && cassette[key] !== "live") {
+      throw tapeError("CLEW_INVALID_OPTIONS", `options.cassette.${key} must be "tape" or "live"`);
+    }
+  }
+  if (cassette.onDivergence !== undefined && !["fail", "warn"].includes(cassette.onDivergence)) {
+    throw tapeError("CLEW_INVALID_OPTIONS", 'options.cassette.onDivergence must be "fail" or "warn"');
+  }
+  const model = options.model ?? {};
+  const { cassette: _, ...rest } = options;
+  return mode === "record" || (mode === "auto" && cassette.data == null)
+    ? new Recording(rest, model, cassette)
+    : new Replaying(rest, model, cassette);
+}
+
+/** An error's message and name, as the tape keeps them. */
+const errorOf = (e) => ({ message: String(e?.message ?? e), name: typeof e?.name === "string" ? e.name : "Error" });
+/** A recorded error, thrown again. */
+const rethrow = (e) => Object.assign(new Error(e.message), { name: e.name });
+/** A value as plain JSON (what a tool returned, an answer, an MCP result). */
+const plain = (v) => (v === undefined ? null : JSON.parse(JSON.stringify(v)));
+const SKIP_HEADERS = ["content-type", "retry-after"];
+
+/** The headers the tape keeps of a response. */
+function keptHeaders(response) {
+  const headers = {};
+  for (const name of SKIP_HEADERS) {
+    const value = response.headers?.get?.(name);
+    if (typeof value === "string") headers[name] = value;
+  }
+  return headers;
+}
+
+/** The MCP client methods a tape records. */
+const MCP_METHODS = ["listTools", "listResources", "listResourceTemplates", "callTool", "readResource"];
+
+// ---- recording ----
+
+class Recording {
+  constructor(options, model, cassette) {
+    this.settings = cassette;
+    this.apiKey = model.apiKey;
+    this.start = Date.now();
+    this.clock = new TapeClock(this.start);
+    this.sequencer = new RecordingSequencer(this.clock, this.start);
+    this.tape = {
+      format: FORMAT, version: VERSION, clew: CLEW_VERSION, model: { format: model.format ?? "anthropic", id: model.id ?? "" },
+      startedAt: this.start, redaction: { redact: cassette.redact ?? [], ignore: cassette.ignore ?? [] },
+      asks: typeof options.ask === "function", interactions: [], wakes: this.sequencer.wakes,
+    };
+    this.calls = { request: 0, tool: 0, ask: 0, mcp: 0 };
+    this.options = {
+      ...options,
+      clock: this.clock.options(),
+      model: { ...model, request: (req, init) => this.request(model, req, init) },
+      tools: options.tools?.map((tool) => ({ ...tool, execute: (params, context) => this.tool(tool, params, context) })),
+      ask: options.ask && ((message) => this.ask(options.ask, message)),
+      mcpServers: options.mcpServers?.map((server) => ({ ...server, client: this.mcpClient(server) })),
+    };
+  }
+
+  finished(outcome) {
+    return outcome;
+  }
+
+  async document() {
+    return redactTape(structuredClone(this.tape), { apiKey: this.apiKey, ...this.tape.redaction });
+  }
+
+  #entry(type, fields) {
+    const entry = { type, call: this.calls[type]++, at: this.clock.time - this.start, ...fields };
+    this.tape.interactions.push(entry);
+    return entry;
+  }
+
+  /** Settles a call's outcome in its turn, stamped; resolves once the task may see it. */
+  #settle(entry, outcome) {
+    return this.sequencer.input((stamp) => { entry.outcome = { ...stamp, ...outcome }; });
+  }
+
+  async request(model, req, init) {
+    const http = buildRequest(model.format ?? "anthropic", req);
+    let body;
+    try { body = JSON.parse(http.body); } catch { body = http.body; }
+    const entry = this.#entry("request", { body });
+    let response;
+    try {
+      response = await (model.request
+        ? model.request(req, init)
+        : (model.fetch ?? globalThis.fetch)(http.url, { method: http.method, headers: http.headers, body: http.body, signal: init.signal }));
+    } catch (error) {
+      await this.sequencer.input((stamp) => { entry.error = { ...stamp, ...errorOf(error) }; });
+      throw error;
+    }
+    const isStream = typeof response?.getReader === "function";
+    const source = isStream ? response : response?.body;
+    const recorded = { status: isStream ? 200 : response?.status ?? 0, headers: isStream ? {} : keptHeaders(response), stream: isStream, reads: [] };
+    await this.sequencer.input((stamp) => { entry.response = Object.assign(recorded, stamp); });
+    if (!source || typeof source.getReader !== "function") return response;
+    const reader = source.getReader();
+    const sequencer = this.sequencer;
+    const stream = new ReadableStream({
+      async pull(controller) {
+        let result;
+        try {
+          result = await reader.read();
+        } catch (error) {
+          await sequencer.input((stamp) => { recorded.end = { ...stamp, type: "error", ...errorOf(error) }; });
+          controller.error(error);
+          return;
+        }
+        await sequencer.input((stamp) => {
+          if (result.done) {
+            recorded.end = { ...stamp, type: "end" };
+            controller.close();
+          } else {
+            const bytes = result.value instanceof Uint8Array ? result.value : new Uint8Array(result.value);
+            recorded.reads.push({ ...stamp, ...readOf(bytes) });
+            controller.enqueue(bytes);
+          }
+        });
+      },
+      cancel(reason) {
+        recorded.end ??= { type: "abort" };
+        return reader.cancel(reason);
+      },
+    }, { highWaterMark: 0 });
+    return isStream ? stream : new Response(stream, { status: response.status, statusText: response.statusText, headers: response.headers });
+  }
+
+  async tool(tool, params, context) {
+    const entry = this.#entry("tool", { name: tool.name, params: plain(params) });
+    let result;
+    try {
+      result = await tool.execute(params, context);
+    } catch (error) {
+      if (context?.signal?.aborted) { entry.cancelled = true; throw error; }
+      await this.#settle(entry, { error: errorOf(error) });
+      throw error;
+    }
+    if (context?.signal?.aborted) { entry.cancelled = true; return result; }
+    await this.#settle(entry, { result: plain(result) });
+    return result;
+  }
+
+  async ask(ask, message) {
+    if (message.partial) return ask(message);
+    const entry = this.#entry("ask", { ask: message.ask, text: message.text });
+    let answer;
+    try {
+      answer = await ask(message);
+    } catch (error) {
+      await this.#settle(entry, { error: errorOf(error) });
+      throw error;
+    }
+    await this.#settle(entry, { answer: plain(answer) });
+    return answer;
+  }
+
+  mcpClient(server) {
+    const client = server.client;
+    if (!client || typeof client !== "object") return client;
+    this.tape.mcp ??= {};
+    let capabilities;
+    try { capabilities = client.getServerCapabilities?.(); } catch {}
+    this.tape.mcp[server.name] = { capabilities: plain(capabilities) };
+    const recording = this;
+    return new Proxy(client, {
+      get(target, key) {
+        if (!MCP_METHODS.includes(key) || typeof target[key] !== "function") {
+          const value = Reflect.get(target, key, target);
+          return typeof value === "function" ? value.bind(target) : value;
+        }
+        return async (params, ...more) => {
+          const entry = recording.#entry("mcp", { server: server.name, method: key, params: plain(params) });
+          let result;
+          try {
+            result = await target[key](params, ...more);
+          } catch (error) {
+            await recording.#settle(entry, { error: errorOf(error) });
+            throw error;
+          }
+          await recording.#settle(entry, { result: plain(result) });
+          return result;
+        };
+      },
+      set(target, key, value) {
+        return Reflect.set(target, key, value, target);
+      },
+    });
+  }
+}
+
+// ---- replaying ----
+
+class Replaying {
+  constructor(options, model, cassette) {
+    const tape = readTape(cassette.data);
+    const format = model.format ?? "anthropic";
+    if (tape.model.format !== format) {
+      throw tapeError("CLEW_INVALID_CASSETTE", `the cassette was recorded with model.format "${tape.model.format}", the options say "${format}"`);
+    }
+    this.settings = cassette;
+    this.tape = tape;
+    this.ignored = pathMatcher([...(tape.redaction?.ignore ?? []), ...(cassette.ignore ?? [])]);
+    this.bindings = new Map();
+    this.entries = { request: [], tool: [], ask: [], mcp: [] };
+    const events = [];
+    for (const entry of tape.interactions) {
+      this.entries[entry.type][entry.call] = entry;
+      const key = `${entry.type}#${entry.call}`;
+      if (entry.type === "request") {
+        if (entry.error) events.push({ ...entry.error, key, what: `the error of request ${entry.call}` });
+        else {
+          events.push({ ...entry.response, key, what: `the response to request ${entry.call}` });
+          entry.response.reads.forEach((read, i) => events.push({ ...read, key: `body#${entry.call}`, what: `read ${i} of request ${entry.call}'s body` }));
+          if (entry.response.end && entry.response.end.type !== "abort") {
+            events.push({ ...entry.response.end, key: `body#${entry.call}`, what: `the end of request ${entry.call}'s body` });
+          }
+        }
+      } else if (entry.outcome) {
+        events.push({ ...entry.outcome, key, what: `the ${entry.type === "mcp" ? "MCP " + entry.method : entry.type} result of call ${entry.call}` });
+      }
+    }
+    for (const wake of tape.wakes ?? []) events.push({ ...wake, key: "wake", what: `the timer at ${wake.at} ms` });
+    events.sort((a, b) => a.n - b.n);
+    this.clock = new TapeClock(tape.startedAt);
+    const stallMs = cassette.stallMs ?? 5000;
+    this.sequencer = new ReplayingSequencer(this.clock, tape.startedAt, events, stallMs, (event) => this.fail(
+      "CLEW_CASSETTE_STALLED", `the task stopped asking for what the cassette has next (${event.what}) for ${stallMs} ms: it waits for something else`));
+    this.calls = { request: 0, tool: 0, ask: 0, mcp: 0 };
+    this.failure = null;
+    const live = (key) => cassette[key] === "live";
+    this.options = {
+      ...options,
+      clock: this.clock.options(),
+      model: { ...model, request: (req, init) => this.request(format, req, init) },
+      tools: options.tools?.map((tool) => ({ ...tool, execute: (params, context) => this.tool(tool, params, context, live("tools")) })),
+      // NOTE: a task without `ask` declines every ask itself; replayed, it must again.
+      ask: tape.asks === false ? undefined : (message) => this.ask(options.ask, message, live("asks")),
+      mcpServers: options.mcpServers?.map((server) => ({ ...server, client: this.mcpClient(server) })),
+    };
+  }
+
+  async document() {
+    return this.tape;
+  }
+
+  /** Ends the task with `error` (once), and stops handing anything over. */
+  fail(code, message) {
+    if (!this.failure) {
+      this.failure = { code, message };
+      this.sequencer.stop();
+      this.task?.fail(code, message);
+    }
+    return new Promise(() => {});
+  }
+
+  finished(outcome) {
+    if (this.failure || outcome.status === "failed" || this.settings.allowUnused) return outcome;
+    const unused = this.sequencer.unused();
+    if (!unused.length) return outcome;
+    const message = `${unused.length} recorded interaction${unused.length === 1 ? " was" : "s were"} never used, from ${unused[0].what}`;
+    return { status: "failed", error: { code: "CLEW_CASSETTE_UNUSED", message } };
+  }
+
+  /** The next recorded call of `type`, or the task fails (the tape has ended). */
+  #next(type, what) {
+    const call = this.calls[type]++;
+    const entry = this.entries[type][call];
+    if (!entry) this.fail("CLEW_CASSETTE_EXHAUSTED", `${what}, but the cassette has no ${type} call ${call} (it recorded ${this.entries[type].length})`);
+    return entry;
+  }
+
+  #differs(entry, recorded, actual, what) {
+    const d = firstDifference(recorded, actual, this.ignored, this.bindings);
+    if (d) this.fail("CLEW_CASSETTE_MISMATCH", `${what} differs from call ${entry.call} on the cassette at ${d.path}: recorded ${d.recorded}, now ${d.actual}`);
+    return d;
+  }
+
+  async request(format, req, init) {
+    if (this.failure) return new Promise(() => {});
+    const entry = this.#next("request", "the task made a model request");
+    if (!entry) return new Promise(() => {});
+    if (entry.body !== null) {
+      const http = buildRequest(format, req);
+      let body;
+      try { body = JSON.parse(http.body); } catch { body = http.body; }
+      if (this.#differs(entry, entry.body, body, "the model request")) return new Promise(() => {});
+      if (entry.digest) {
+        const swapped = new Map([...this.bindings].map(([placeholder, value]) => [value, placeholder]));
+        const redacted = JSON.parse(JSON.stringify(body), (_, v) => (typeof v === "string" ? swapped.get(v) ?? v : v));
+        const now = await digest(canonical(redacted, this.ignored));
+        if (now !== entry.digest) return this.fail("CLEW_CASSETTE_MISMATCH", `the model request's digest ${now} is not call ${entry.call}'s ${entry.digest}`);
+      }
+    }
+    const key = `${entry.type}#${entry.call}`;
+    const outcome = await this.sequencer.take(key);
+    if (entry.error) throw rethrow(outcome);
+    const bodyKey = `body#${entry.call}`;
+    const sequencer = this.sequencer;
+    const past = () => this.fail("CLEW_CASSETTE_EXHAUSTED", `the task read request ${entry.call}'s body past its recorded end`);
+    const stream = new ReadableStream({
+      async pull(controller) {
+        if (!sequencer.ahead(bodyKey)) return past();
+        const event = await sequencer.take(bodyKey);
+        if (event.type === "end") controller.close();
+        else if (event.type === "error") controller.error(rethrow(event));
+        else controller.enqueue(bytesOf(event));
+      },
+      cancel() {
+        sequencer.drop(bodyKey);
+      },
+    }, { highWaterMark: 0 });
+    init?.signal?.addEventListener?.("abort", () => sequencer.drop(bodyKey), { once: true });
+    const response = entry.response;
+    return response.stream ? stream : new Response(stream, { status: response.status, headers: response.headers ?? {} });
+  }
+
+  async tool(tool, params, context, live) {
+    if (this.failure) return new Promise(() => {});
+    const entry = this.#next("tool", `the task called the tool ${tool.name}`);
+    if (!entry) return new Promise(() => {});
+    if (this.#differs(entry, { name: entry.name, params: entry.params }, { name: tool.name, params: plain(params) }, `the call of ${tool.name}`)) {
+      return new Promise(() => {});
+    }
+    const key = `tool#${entry.call}`;
+    context?.signal?.addEventListener?.("abort", () => this.sequencer.drop(key), { once: true });
+    let liveResult;
+    if (live) {
+      try { liveResult = { result: plain(await tool.execute(params, context)) }; } catch (error) { liveResult = { error: errorOf(error) }; }
+    }
+    if (entry.cancelled || !entry.outcome) return new Promise(() => {});
+    const outcome = await this.sequencer.take(key);
+    if (live) {
+      const recorded = entry.outcome.error ? { error: entry.outcome.error } : { result: entry.outcome.result };
+      const d = firstDifference(recorded, liveResult, () => false, new Map(this.bindings));
+      if (d) {
+        const message = `the tool ${tool.name} (call ${entry.call}) returned something else than on the cassette at ${d.path}: recorded ${d.recorded}, now ${d.actual}`;
+        if (this.settings.onDivergence === "warn") (this.settings.onWarning ?? console.warn)(message);
+        else return this.fail("CLEW_CASSETTE_TOOL_DIVERGED", message);
+      }
+    }
+    if (outcome.error) throw rethrow(outcome.error);
+    return outcome.result;
+  }
+
+  async ask(ask, message, live) {
+    if (message.partial) return live && ask ? ask(message) : undefined;
+    if (this.failure) return new Promise(() => {});
+    const entry = this.#next("ask", `the task asked ${message.ask}`);
+    if (!entry) return new Promise(() => {});
+    if (this.#differs(entry, { ask: entry.ask, text: entry.text }, { ask: message.ask, text: message.text }, `the ask ${message.ask}`)) {
+      return new Promise(() => {});
+    }
+    const answer = live && ask ? await ask(message) : undefined;
+    const outcome = await this.sequencer.take(`ask#${entry.call}`);
+    if (outcome.error) throw rethrow(outcome.error);
+    return live && ask ? answer : outcome.answer;
+  }
+
+  mcpClient(server) {
+    const replaying = this;
+    const call = (method) => async (params) => {
+      if (replaying.failure) return new Promise(() => {});
+      const entry = replaying.#next("mcp", `the task called ${method} of the MCP server ${server.name}`);
+      if (!entry) return new Promise(() => {});
+      const recorded = { server: entry.server, method: entry.method, params: entry.params };
+      if (replaying.#differs(entry, recorded, { server: server.name, method, params: plain(params) }, `the MCP call ${method}`)) {
+        return new Promise(() => {});
+      }
+      const outcome = await replaying.sequencer.take(`mcp#${entry.call}`);
+      if (outcome.error) throw rethrow(outcome.error);
+      return outcome.result;
+    };
+    const capabilities = this.tape.mcp?.[server.name]?.capabilities ?? undefined;
+    const client = { getServerCapabilities: () => capabilities, setNotificationHandler() {} };
+    for (const method of MCP_METHODS) client[method] = call(method);
+    return client;
+  }
+}
+
+export { PLACEHOLDER };
