@@ -132,6 +132,9 @@ export class ReplayingSequencer {
     this.stallMs = stallMs;
     this.onStall = onStall;
     this.watchdog = null;
+    // NOTE: a tape without its timer's firings (imported, or edited) is replayed by time: the
+    // timer fires when it is due before the next input.
+    this.byTime = !events.some((e) => e.key === "wake");
     clock.onArm = () => this.#schedule();
   }
 
@@ -174,7 +177,6 @@ export class ReplayingSequencer {
     this.watchdog = null;
     if (!event || !(this.stallMs > 0)) return;
     const timer = setTimeout(() => { if (!this.stopped) this.onStall(event); }, this.stallMs);
-    timer?.unref?.();
     this.watchdog = { timer, event };
   }
 
@@ -190,10 +192,17 @@ export class ReplayingSequencer {
   #step() {
     if (this.stopped) return;
     const event = this.events[this.next];
+    const timer = this.clock.timer;
+    if (this.byTime && timer && !timer.cleared && (!event || timer.due < this.start + event.at)) {
+      this.#watch(null);
+      this.clock.time = Math.max(this.clock.time, timer.due);
+      this.clock.timer = null;
+      timer.callback();
+      return this.#schedule();
+    }
     if (!event) return this.#watch(null);
     const stalled = () => { if (this.watchdog?.event !== event) this.#watch(event); };
     if (event.key === "wake") {
-      const timer = this.clock.timer;
       if (!timer || timer.cleared || timer.due - this.start !== event.due) return stalled();
       this.next++;
       this.clock.time = this.start + event.at;

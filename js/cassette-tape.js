@@ -187,6 +187,11 @@ export async function redactTape(tape, { apiKey, redact = [], ignore = [] }) {
       const reads = entry.response?.reads ?? [];
       const text = reads.map((r) => decoder.decode(bytesOf(r), { stream: true })).join("") + decoder.decode();
       for (const event of bodyEvents(text)) collectSecrets(event, found, () => false);
+      // NOTE: an event cut by a failed body does not parse; its complete values still go.
+      for (const [, key, raw] of text.matchAll(/"(\w+)"\s*:\s*"((?:[^"\\]|\\.)*)"/g)) {
+        if (!SECRET_KEYS.has(key)) continue;
+        try { const v = JSON.parse(`"${raw}"`); if (v && !PLACEHOLDER.test(v)) found(v); } catch {}
+      }
     }
   }
   const interactions = [];
@@ -240,7 +245,16 @@ export function firstDifference(recorded, actual, ignored, bindings, path = "$")
     }
     return null;
   }
-  return recorded === actual ? null : { path, recorded: shorten(recorded), actual: shorten(actual) };
+  if (recorded === actual) return null;
+  if (typeof recorded === "string" && typeof actual === "string") {
+    // NOTE: two long texts are shown from a little before where they part.
+    let same = 0;
+    while (same < recorded.length && recorded[same] === actual[same]) same++;
+    const from = Math.max(0, same - 20);
+    const part = (s) => (from ? "..." : "") + shorten(s.slice(from));
+    return { path, recorded: part(recorded), actual: part(actual) };
+  }
+  return { path, recorded: shorten(recorded), actual: shorten(actual) };
 }
 
 // ---- checking a tape ----

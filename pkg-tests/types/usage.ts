@@ -9,6 +9,7 @@ import {
 } from "clew";
 import { connectMcpServer } from "clew/mcp";
 import "clew/mcp-servers";
+import { Task as TapedTask, fromSse, type Cassette, type CassetteOptions } from "clew/cassette";
 
 const blocks: Block[] = parseAssistantMessage("<read_file><path>a</path></read_file>");
 for (const block of blocks) {
@@ -115,5 +116,18 @@ async function run(): Promise<void> {
   new Task({ model: settings, mcpServers: servers });
   // @ts-expect-error: a client needs callTool
   new Task({ model: settings, mcpServers: [{ name: "x", client: { listTools: plain.listTools } }] });
+  // Record and replay (clew/cassette), and a task on a fake clock.
+  const recorder = new TapedTask({ model: settings, cassette: { mode: "record", redact: ["$.metadata.user_id"] } });
+  await recorder.start("go");
+  const tape: Cassette = await recorder.cassette();
+  const replay: CassetteOptions = { mode: "replay", data: tape, tools: "live", onDivergence: "warn", stallMs: 0 };
+  const replayed: TaskOutcome = await new TapedTask({ model: settings, cassette: replay }).start("go"); void replayed;
+  const imported: Cassette = fromSse("data: {}\n\n", { format: "openai" }); void imported;
+  // @ts-expect-error: not a mode
+  new TapedTask({ model: settings, cassette: { mode: "rewind" } });
+  let time = 0;
+  const onClock = new Task({ model: settings, clock: { now: () => time, setTimeout: (f: () => void, ms: number) => setTimeout(f, ms), clearTimeout: (h: unknown) => clearTimeout(h as number) } });
+  onClock.fail("MY_WATCHDOG", "took too long");
+  time = 1;
 }
 void run;

@@ -1,0 +1,224 @@
+// clew/cassette (issue 31): a whole task recorded, then replayed offline on a virtual clock.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { Task, fromSse } from "clew/cassette";
+import { memoryModel, taskOptions } from "./support/cassette-task.mjs";
+
+const FORMATS = ["anthropic", "openai", "openai-responses", "gemini"];
+const says = (log) => log.messages.filter((m) => m.type === "say");
+
+/** Records the task of support/cassette-task.mjs in `format`; the tape and what the task said and stored. */
+async function record(format, more = {}) {
+  const log = { messages: [], stored: [] };
+  const options = taskOptions(format, log);
+  const started = performance.now();
+  const task = new Task({ ...options, model: { ...options.model, request: memoryModel(format) }, cassette: { mode: "record", ...more } });
+  const outcome = await task.start("Summarise the notes");
+  return { task, outcome, log, ms: performance.now() - started, tape: await task.cassette() };
+}
+
+/** Replays `tape` with the same options (changed by `change`). */
+async function replay(format, tape, cassette = {}, change = (o) => o) {
+  const log = { messages: [], stored: [] };
+  const started = performance.now();
+  const task = new Task(change({ ...taskOptions(format, log), cassette: { mode: "replay", data: tape, ...cassette } }));
+  const outcome = await task.start("Summarise the notes");
+  return { task, outcome, log, ms: performance.now() - started };
+}
+
+/**
+ * Whether `replayed` is `recorded` with each redacted value (`redacted-<n>`, also inside a
+ * string) standing for one recorded value everywhere, and each recorded value for one
+ * placeholder: the history a tape gives back is the recorded one, redacted.
+ */
+function sameRedacted(recorded, replayed, bound = new Map(), back = new Map(), path = "$") {
+  if (typeof recorded === "string" && typeof replayed === "string" && recorded !== replayed) {
+    const parts = replayed.split(/(redacted-\d+)/);
+    if (parts.length === 1) return `${path}: ${recorded.slice(0, 60)} / ${replayed.slice(0, 60)}`;
+    const pattern = new RegExp("^" + parts.map((p, i) => (i % 2 ? "(.+?)" : p.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))).join("") + "$", "s");
+    const found = recorded.match(pattern);
+    if (!found) return `${path}: ${recorded.slice(0, 60)} / ${replayed.slice(0, 60)}`;
+    for (let j = 1; j < parts.length; j += 2) {
+      const [placeholder, value] = [parts[j], found[(j + 1) / 2]];
+      if ((bound.get(placeholder) ?? value) !== value || (back.get(value) ?? placeholder) !== placeholder) return `${path}: ${placeholder} stands for two values`;
+      bound.set(placeholder, value);
+      back.set(value, placeholder);
+    }
+    return null;
+  }
+  if (replayed && typeof replayed === "object" && recorded && typeof recorded === "object") {
+    for (const key of new Set([...Object.keys(recorded), ...Object.keys(replayed)])) {
+      const d = sameRedacted(recorded[key], replayed[key], bound, back, `${path}.${key}`);
+      if (d) return d;
+    }
+    return null;
+  }
+  return recorded === replayed ? null : `${path}: ${JSON.stringify(recorded)} / ${JSON.stringify(replayed)}`;
+}
+
+for (const format of FORMATS) {
+  test(`${format}: a recorded task (tools, an approval, a 529, a reply cut mid-stream) replays the same, on a virtual clock`, async () => {
+    const recorded = await record(format);
+    assert.deepEqual(recorded.outcome, { status: "completed", result: "The summary is written." });
+    const kinds = recorded.tape.interactions.map((e) => e.type);
+    assert.deepEqual(kinds.filter((k) => k === "request").length, 5, kinds.join());
+    assert.ok(kinds.includes("tool") && kinds.includes("ask"));
+    const statuses = recorded.tape.interactions.filter((e) => e.type === "request").map((e) => e.response.status);
+    assert.ok(statuses.includes(529));
+    assert.ok(recorded.tape.interactions.some((e) => e.response?.end?.type === "error"), "a body that failed mid-stream");
+
+    const replayed = await replay(format, JSON.parse(JSON.stringify(recorded.tape)));
+    assert.deepEqual(replayed.outcome, recorded.outcome);
+    // Everything said, byte for byte (text, ts, partial flags), and the transcript.
+    assert.equal(JSON.stringify(says(replayed.log)), JSON.stringify(says(recorded.log)));
+    assert.equal(JSON.stringify(replayed.task.messages), JSON.stringify(recorded.task.messages));
+    assert.deepEqual(replayed.task.usage, recorded.task.usage);
+    // The history and every persist, with the tape's placeholders for ids and signatures.
+    assert.equal(sameRedacted(recorded.task.history, replayed.task.history), null);
+    assert.equal(sameRedacted(recorded.log.stored.map((s) => JSON.parse(s)), replayed.log.stored.map((s) => JSON.parse(s))), null);
+    // Two retry delays of at least 300 ms were waited live; the replay waits none of them.
+    const retries = says(recorded.log).filter((m) => m.say === "error_retry" || m.say === "api_req_retried");
+    assert.ok(recorded.ms > 600, `recorded in ${recorded.ms} ms`);
+    assert.ok(replayed.ms < recorded.ms / 4, `replayed in ${replayed.ms} ms, recorded in ${recorded.ms} ms (${retries.length} retry messages)`);
+    // Replaying the tape again gives the very same history.
+    const again = await replay(format, recorded.tape);
+    assert.equal(JSON.stringify(again.task.history), JSON.stringify(replayed.task.history));
+  });
+}
+
+test("the tape keeps no key, id, signature or encrypted reasoning, and a redacted call id still pairs with its result", async () => {
+  for (const format of FORMATS) {
+    const { tape } = await record(format);
+    const text = JSON.stringify(tape);
+    assert.doesNotMatch(text, /sk-test-SECRET|call_\d+\dZq|msg_0\dabc|EqSig|ZW5j-|dGhvdWdodA-|Y2FsbA-|resp_\d/, format);
+    assert.equal(tape.format, "clew-cassette");
+    assert.equal(tape.version, 1);
+    assert.equal(tape.model.format, format);
+    const requests = tape.interactions.filter((e) => e.type === "request");
+    for (const r of requests) assert.match(r.digest, /^sha256:[0-9a-f]{64}$/);
+    // The first call's id, as the response gave it, is in the next request's body.
+    const firstBody = requests[0].response.reads.map((r) => r.text ?? "").join("");
+    const placeholders = [...new Set(firstBody.match(/redacted-\d+/g))];
+    const next = JSON.stringify(requests[1].body);
+    assert.ok(placeholders.some((p) => next.includes(p)), `${format}: the next request refers to the response's ids by their placeholders`);
+  }
+});
+
+test("the same tape with its reads split differently gives the same history", async () => {
+  const { tape, task } = await record("anthropic");
+  // NOTE: the timer's recorded firings belong to the recorded reads: without them the tape
+  // is replayed by time.
+  const resplit = { ...structuredClone(tape), wakes: [] };
+  for (const entry of resplit.interactions) {
+    if (entry.type !== "request" || !entry.response || !entry.response.reads.length) continue;
+    // One read per body: everything in the first read's place.
+    const text = entry.response.reads.map((r) => r.text).join("");
+    entry.response.reads = [{ ...entry.response.reads[0], text }];
+  }
+  const replayed = await replay("anthropic", resplit);
+  assert.equal(replayed.outcome.status, "completed");
+  assert.equal(sameRedacted(task.history, replayed.task.history), null);
+});
+
+test("a changed system prompt fails with the first path where the request differs", async () => {
+  const { tape } = await record("anthropic");
+  const { outcome, task } = await replay("anthropic", tape, {}, (o) => ({ ...o, systemPrompt: "You are a hasty agent." }));
+  assert.equal(outcome.status, "failed");
+  assert.equal(outcome.error.code, "CLEW_CASSETTE_MISMATCH");
+  assert.match(outcome.error.message, /at \$\.system.*recorded .*careful.*now .*hasty/s);
+  assert.equal(task.outcome.error.code, "CLEW_CASSETTE_MISMATCH");
+});
+
+test("a removed tool fails where the tools differ", async () => {
+  const { tape } = await record("openai");
+  const { outcome } = await replay("openai", tape, {}, (o) => ({ ...o, tools: o.tools.filter((t) => t.name !== "write_file") }));
+  assert.equal(outcome.error.code, "CLEW_CASSETTE_MISMATCH");
+  // The first difference is the system prompt's list of tools.
+  assert.match(outcome.error.message, /at \$\.messages\[0\]\.content: recorded \.\.\."[^"]*## write_file/);
+});
+
+test("a live tool whose result changed fails, or warns and goes on", async () => {
+  const { tape } = await record("gemini");
+  const changed = (o) => ({ ...o, tools: o.tools.map((t) => t.name === "read_file" ? { ...t, execute: async () => "three\nfour" } : t) });
+  const failed = await replay("gemini", tape, { tools: "live" }, changed);
+  assert.equal(failed.outcome.error.code, "CLEW_CASSETTE_TOOL_DIVERGED");
+  assert.match(failed.outcome.error.message, /read_file.*recorded "one\\ntwo", now "three\\nfour"/);
+  const warnings = [];
+  const warned = await replay("gemini", tape, { tools: "live", onDivergence: "warn", onWarning: (m) => warnings.push(m) }, changed);
+  assert.equal(warned.outcome.status, "completed");
+  assert.ok(warnings.length >= 1);
+  const same = await replay("gemini", tape, { tools: "live" });
+  assert.equal(same.outcome.status, "completed");
+});
+
+test("a request after the tape ended, and interactions never used, fail loudly", async () => {
+  const { tape } = await record("anthropic");
+  const short = structuredClone(tape);
+  const last = short.interactions.findLastIndex((e) => e.type === "request");
+  short.interactions = short.interactions.slice(0, last);
+  short.wakes = [];
+  const exhausted = await replay("anthropic", short, { stallMs: 2000 });
+  assert.equal(exhausted.outcome.status, "failed");
+  assert.match(exhausted.outcome.error.code, /CLEW_CASSETTE_(EXHAUSTED|STALLED)/);
+
+  const long = structuredClone(tape);
+  const extra = structuredClone(long.interactions.find((e) => e.type === "tool"));
+  extra.call = long.interactions.filter((e) => e.type === "tool").length;
+  extra.outcome.n = 1e6;
+  long.interactions.push(extra);
+  const unused = await replay("anthropic", long);
+  assert.equal(unused.outcome.error.code, "CLEW_CASSETTE_UNUSED");
+  assert.match(unused.outcome.error.message, /1 recorded interaction was never used, from the tool result of call/);
+  const allowed = await replay("anthropic", long, { allowUnused: true });
+  assert.equal(allowed.outcome.status, "completed");
+});
+
+test("a tape that is not one, or from a later clew, is a TypeError with a code", () => {
+  const options = taskOptions("anthropic");
+  const make = (data) => () => new Task({ ...options, cassette: { mode: "replay", data } });
+  assert.throws(make("{"), { code: "CLEW_INVALID_CASSETTE" });
+  assert.throws(make({ format: "vcr" }), { code: "CLEW_INVALID_CASSETTE", message: /format/ });
+  assert.throws(make({ format: "clew-cassette", version: 99, model: { format: "anthropic" }, startedAt: 0, interactions: [] }), { code: "CLEW_CASSETTE_VERSION" });
+  assert.throws(make({ format: "clew-cassette", version: 1, model: { format: "gemini" }, startedAt: 0, interactions: [] }), { code: "CLEW_INVALID_CASSETTE", message: /gemini/ });
+  assert.throws(() => new Task({ ...options, cassette: { mode: "rewind" } }), { code: "CLEW_INVALID_OPTIONS" });
+  assert.throws(() => new Task({ ...options, cassette: { mode: "replay" } }), { code: "CLEW_INVALID_OPTIONS" });
+});
+
+test("mode auto records without data and replays with it", async () => {
+  const options = taskOptions("openai");
+  const first = new Task({ ...options, model: { ...options.model, request: memoryModel("openai") }, cassette: { mode: "auto" } });
+  await first.start("Summarise the notes");
+  const tape = await first.cassette();
+  const second = new Task({ ...taskOptions("openai"), cassette: { data: JSON.stringify(tape) } });
+  assert.equal((await second.start("Summarise the notes")).status, "completed");
+});
+
+test("a tape written by an earlier build replays to the end recorded with it", async () => {
+  const tape = JSON.parse(readFileSync(new URL("../tests/fixtures/cassettes/v1-anthropic.json", import.meta.url), "utf8"));
+  const expected = JSON.parse(readFileSync(new URL("../tests/fixtures/cassettes/v1-anthropic.end.json", import.meta.url), "utf8"));
+  const { outcome, task } = await replay("anthropic", tape);
+  assert.deepEqual(outcome, expected.outcome);
+  assert.equal(JSON.stringify(task.messages), JSON.stringify(expected.messages));
+  assert.equal(JSON.stringify(task.history), JSON.stringify(expected.history));
+});
+
+test("a provider's SSE body imports as a one-round tape", async () => {
+  const body = [
+    'data: {"choices":[{"index":0,"delta":{"role":"assistant","content":"Done: "}}]}',
+    'data: {"choices":[{"index":0,"delta":{"content":"<attempt_completion><result>ok</result></attempt_completion>"}}]}',
+    'data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}',
+    "data: [DONE]", "",
+  ].join("\n\n");
+  const tape = fromSse(body, { format: "openai", id: "gpt-test" });
+  assert.equal(tape.interactions[0].response.reads.length, 4);
+  const said = [];
+  const task = new Task({
+    model: { format: "openai", id: "gpt-test" }, say: (m) => said.push(m),
+    ask: async () => ({ response: "yesButtonClicked" }),
+    cassette: { mode: "replay", data: tape, asks: "live" },
+  });
+  const outcome = await task.start("Finish");
+  assert.deepEqual(outcome, { status: "completed", result: "ok" });
+  assert.ok(said.some((m) => m.say === "text" && m.text.startsWith("Done:")));
+});
