@@ -11,11 +11,6 @@ export function tapeError(code, message) {
   return Object.assign(new TypeError(message), { code });
 }
 
-/** An `Error` that ends a replayed task (`task.fail(code, message)`). */
-export function replayError(code, message) {
-  return Object.assign(new Error(message), { code });
-}
-
 // ---- bytes ----
 
 const encoder = new TextEncoder();
@@ -51,6 +46,11 @@ export function canonical(value, ignored = () => false, path = "$") {
     return "{" + keys.map((k) => JSON.stringify(k) + ":" + canonical(value[k], ignored, `${path}.${k}`)).join(",") + "}";
   }
   return JSON.stringify(value) ?? "null";
+}
+
+/** A request body's digest: of its canonical form (keys sorted) without the paths `ignored` matches. */
+export function requestDigest(body, ignored) {
+  return digest(canonical(body, ignored));
 }
 
 /** `sha256:<hex>` of `text` (Web Crypto: every runtime clew runs in). */
@@ -115,35 +115,43 @@ function bodyEvents(text) {
   return events;
 }
 
-/** `value` with `map`'s strings replaced, everywhere. */
-function replaceStrings(value, map) {
-  if (typeof value === "string") return map.get(value) ?? value;
-  if (Array.isArray(value)) return value.map((v) => replaceStrings(v, map));
-  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, replaceStrings(v, map)]));
-  return value;
+/** `value` with each secret (a string under a secret key or path) that `map` holds replaced. */
+function replaceSecrets(value, map, extra, path = "$") {
+  if (Array.isArray(value)) return value.map((v, i) => replaceSecrets(v, map, extra, `${path}[${i}]`));
+  if (!value || typeof value !== "object") return value;
+  const out = {};
+  for (const [key, v] of Object.entries(value)) {
+    const at = `${path}.${key}`;
+    out[key] = typeof v === "string" && map.has(v) && isSecret(key, value, at, extra) ? map.get(v) : replaceSecrets(v, map, extra, at);
+  }
+  return out;
 }
 
+/** A JSON member whose value is a string: its key, and where the string's inside starts and ends. */
+const MEMBER = /"(\w+)"\s*:\s*"((?:[^"\\]|\\.)*)"/g;
+
 /**
- * Rewrites a body's reads with `map`'s values replaced (as they appear inside JSON strings),
- * over the whole body: a value cut between two reads is replaced in the first, so the reads
- * keep their number and roughly their boundaries.
+ * Rewrites a body's reads with each secret `map` holds replaced where it is the value of a
+ * secret key, over the whole body: a value cut between two reads is replaced in the first,
+ * so the reads keep their number and roughly their boundaries.
  */
 function redactReads(reads, map) {
   if (!map.size || !reads.length) return reads;
   const binary = (bytes) => { let s = ""; for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000)); return s; };
+  const toBytes = (text) => { const b = new Uint8Array(text.length); for (let j = 0; j < text.length; j++) b[j] = text.charCodeAt(j); return b; };
   const parts = reads.map((r) => binary(bytesOf(r)));
   const whole = parts.join("");
-  const swaps = [...map].map(([from, to]) => [binary(encoder.encode(JSON.stringify(from).slice(1, -1))), to])
-    .filter(([from]) => from.length > 0)
-    .sort((a, b) => b[0].length - a[0].length);
   const hits = [];
-  for (const [from, to] of swaps) {
-    for (let at = whole.indexOf(from); at >= 0; at = whole.indexOf(from, at + from.length)) {
-      if (!hits.some(([s, e]) => at < e && at + from.length > s)) hits.push([at, at + from.length, to]);
-    }
+  for (const match of whole.matchAll(MEMBER)) {
+    if (!SECRET_KEYS.has(match[1])) continue;
+    let value;
+    try { value = JSON.parse(`"${new TextDecoder().decode(toBytes(match[2]))}"`); } catch { continue; }
+    const to = map.get(value);
+    if (to === undefined) continue;
+    const end = match.index + match[0].length - 1;
+    hits.push([end - match[2].length, end, to]);
   }
   if (!hits.length) return reads;
-  hits.sort((a, b) => a[0] - b[0]);
   const out = [];
   let start = 0, hit = 0;
   for (const [i, part] of parts.entries()) {
@@ -158,10 +166,8 @@ function redactReads(reads, map) {
       at = stop;
       if (next && next[0] === at && at < end) { text += binary(encoder.encode(next[2])); at = next[1]; }
     }
-    const bytes = new Uint8Array(text.length);
-    for (let j = 0; j < text.length; j++) bytes[j] = text.charCodeAt(j);
     const { n, at: time } = reads[i];
-    out.push({ n, at: time, ...readOf(bytes) });
+    out.push({ n, at: time, ...readOf(toBytes(text)) });
     start = end;
   }
   return out;
@@ -178,7 +184,6 @@ export async function redactTape(tape, { apiKey, redact = [], ignore = [] }) {
   const extra = pathMatcher(redact);
   const ignored = pathMatcher(ignore);
   const map = new Map();
-  if (typeof apiKey === "string" && apiKey) map.set(apiKey, "redacted-key");
   const found = (v) => { if (!map.has(v)) map.set(v, `redacted-${map.size + 1}`); };
   const decoder = new TextDecoder();
   for (const entry of tape.interactions) {
@@ -188,7 +193,7 @@ export async function redactTape(tape, { apiKey, redact = [], ignore = [] }) {
       const text = reads.map((r) => decoder.decode(bytesOf(r), { stream: true })).join("") + decoder.decode();
       for (const event of bodyEvents(text)) collectSecrets(event, found, () => false);
       // NOTE: an event cut by a failed body does not parse; its complete values still go.
-      for (const [, key, raw] of text.matchAll(/"(\w+)"\s*:\s*"((?:[^"\\]|\\.)*)"/g)) {
+      for (const [, key, raw] of text.matchAll(MEMBER)) {
         if (!SECRET_KEYS.has(key)) continue;
         try { const v = JSON.parse(`"${raw}"`); if (v && !PLACEHOLDER.test(v)) found(v); } catch {}
       }
@@ -196,16 +201,17 @@ export async function redactTape(tape, { apiKey, redact = [], ignore = [] }) {
   }
   const interactions = [];
   for (const entry of tape.interactions) {
-    if (entry.type !== "request") { interactions.push(replaceStrings(entry, map)); continue; }
-    const body = replaceStrings(entry.body, map);
-    const response = entry.response && { ...entry.response, reads: redactReads(entry.response.reads, map) };
-    if (response?.end?.message) response.end = { ...response.end, message: replaceStrings(response.end.message, map) };
-    const out = { ...entry, body, digest: await digest(canonical(body, ignored)) };
-    if (response) out.response = response;
-    if (entry.error) out.error = replaceStrings(entry.error, map);
+    // NOTE: tool calls, asks and MCP calls are kept as they were (their ids are not the model's).
+    if (entry.type !== "request") { interactions.push(entry); continue; }
+    const body = replaceSecrets(entry.body, map, extra);
+    const out = { ...entry, body, digest: await requestDigest(body, ignored) };
+    if (entry.response) out.response = { ...entry.response, reads: redactReads(entry.response.reads, map) };
     interactions.push(out);
   }
-  return { ...tape, interactions };
+  const redacted = { ...tape, interactions };
+  if (typeof apiKey !== "string" || apiKey.length < 8) return redacted;
+  // NOTE: the key is never sent in a body; should a model or a tool repeat it, it goes too.
+  return JSON.parse(JSON.stringify(redacted).replaceAll(JSON.stringify(apiKey).slice(1, -1), "redacted-key"));
 }
 
 // ---- comparing a request with its recording ----

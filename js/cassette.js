@@ -7,8 +7,7 @@
 import { Task as BaseTask, buildRequest } from "clew";
 import { TapeClock, RecordingSequencer, ReplayingSequencer } from "./cassette-clock.js";
 import {
-  FORMAT, VERSION, PLACEHOLDER, tapeError, replayError, readOf, bytesOf, canonical, digest, pathMatcher,
-  redactTape, firstDifference, readTape, tapeFromSse,
+  FORMAT, VERSION, PLACEHOLDER, tapeError, readOf, bytesOf, pathMatcher, redactTape, firstDifference, readTape, tapeFromSse, requestDigest,
 } from "./cassette-tape.js";
 
 export { tapeFromSse as fromSse };
@@ -95,6 +94,9 @@ function keptHeaders(response) {
   return headers;
 }
 
+/** What a replayed event is, for messages. */
+const whatOf = (event) => event.what ?? `a read of request ${event.key.slice(5)}'s body (order ${event.n})`;
+
 /** The MCP client methods a tape records. */
 const MCP_METHODS = ["listTools", "listResources", "listResourceTemplates", "callTool", "readResource"];
 
@@ -116,7 +118,11 @@ class Recording {
     this.options = {
       ...options,
       clock: this.clock.options(),
-      model: { ...model, request: (req, init) => this.request(model, req, init) },
+      // NOTE: the body is the one clew builds either way: given to `fetch`, or built from the
+      // request handed to the application's `model.request`.
+      model: model.request
+        ? { ...model, request: (req, init) => this.request(buildRequest(model.format ?? "anthropic", req).body, () => model.request(req, init)) }
+        : { ...model, fetch: (url, init) => this.request(init.body, () => (model.fetch ?? globalThis.fetch)(url, init)) },
       tools: options.tools?.map((tool) => ({ ...tool, execute: (params, context) => this.tool(tool, params, context) })),
       ask: options.ask && ((message) => this.ask(options.ask, message)),
       mcpServers: options.mcpServers?.map((server) => ({ ...server, client: this.mcpClient(server) })),
@@ -142,16 +148,14 @@ class Recording {
     return this.sequencer.input((stamp) => { entry.outcome = { ...stamp, ...outcome }; });
   }
 
-  async request(model, req, init) {
-    const http = buildRequest(model.format ?? "anthropic", req);
+  /** A model request whose provider body is `text`, made by `send`. */
+  async request(text, send) {
     let body;
-    try { body = JSON.parse(http.body); } catch { body = http.body; }
+    try { body = JSON.parse(text); } catch { body = text; }
     const entry = this.#entry("request", { body });
     let response;
     try {
-      response = await (model.request
-        ? model.request(req, init)
-        : (model.fetch ?? globalThis.fetch)(http.url, { method: http.method, headers: http.headers, body: http.body, signal: init.signal }));
+      response = await send();
     } catch (error) {
       await this.sequencer.input((stamp) => { entry.error = { ...stamp, ...errorOf(error) }; });
       throw error;
@@ -266,7 +270,9 @@ class Replaying {
     }
     this.settings = cassette;
     this.tape = tape;
-    this.ignored = pathMatcher([...(tape.redaction?.ignore ?? []), ...(cassette.ignore ?? [])]);
+    const ignore = [...(tape.redaction?.ignore ?? []), ...(cassette.ignore ?? [])];
+    this.ignored = pathMatcher(ignore);
+    this.ignoreCount = ignore.length;
     this.bindings = new Map();
     this.entries = { request: [], tool: [], ask: [], mcp: [] };
     const events = [];
@@ -277,7 +283,8 @@ class Replaying {
         if (entry.error) events.push({ ...entry.error, key, what: `the error of request ${entry.call}` });
         else {
           events.push({ ...entry.response, key, what: `the response to request ${entry.call}` });
-          entry.response.reads.forEach((read, i) => events.push({ ...read, key: `body#${entry.call}`, what: `read ${i} of request ${entry.call}'s body` }));
+          const body = `body#${entry.call}`;
+          for (const read of entry.response.reads) events.push({ n: read.n, at: read.at, key: body, read });
           if (entry.response.end && entry.response.end.type !== "abort") {
             events.push({ ...entry.response.end, key: `body#${entry.call}`, what: `the end of request ${entry.call}'s body` });
           }
@@ -291,14 +298,15 @@ class Replaying {
     this.clock = new TapeClock(tape.startedAt);
     const stallMs = cassette.stallMs ?? 5000;
     this.sequencer = new ReplayingSequencer(this.clock, tape.startedAt, events, stallMs, (event) => this.fail(
-      "CLEW_CASSETTE_STALLED", `the task stopped asking for what the cassette has next (${event.what}) for ${stallMs} ms: it waits for something else`));
+      "CLEW_CASSETTE_STALLED", `the task stopped asking for what the cassette has next (${whatOf(event)}) for ${stallMs} ms: it waits for something else`));
     this.calls = { request: 0, tool: 0, ask: 0, mcp: 0 };
     this.failure = null;
     const live = (key) => cassette[key] === "live";
     this.options = {
       ...options,
       clock: this.clock.options(),
-      model: { ...model, request: (req, init) => this.request(format, req, init) },
+      // NOTE: the task builds each request's body itself and hands it to this `fetch`.
+      model: { ...model, request: undefined, fetch: (_url, init) => this.request(init.body, init) },
       tools: options.tools?.map((tool) => ({ ...tool, execute: (params, context) => this.tool(tool, params, context, live("tools")) })),
       // NOTE: a task without `ask` declines every ask itself; replayed, it must again.
       ask: tape.asks === false ? undefined : (message) => this.ask(options.ask, message, live("asks")),
@@ -324,7 +332,7 @@ class Replaying {
     if (this.failure || outcome.status === "failed" || this.settings.allowUnused) return outcome;
     const unused = this.sequencer.unused();
     if (!unused.length) return outcome;
-    const message = `${unused.length} recorded interaction${unused.length === 1 ? " was" : "s were"} never used, from ${unused[0].what}`;
+    const message = `${unused.length} recorded interaction${unused.length === 1 ? " was" : "s were"} never used, from ${whatOf(unused[0])}`;
     return { status: "failed", error: { code: "CLEW_CASSETTE_UNUSED", message } };
   }
 
@@ -342,20 +350,24 @@ class Replaying {
     return d;
   }
 
-  async request(format, req, init) {
+  async request(text, init) {
     if (this.failure) return new Promise(() => {});
     const entry = this.#next("request", "the task made a model request");
     if (!entry) return new Promise(() => {});
     if (entry.body !== null) {
-      const http = buildRequest(format, req);
-      let body;
-      try { body = JSON.parse(http.body); } catch { body = http.body; }
-      if (this.#differs(entry, entry.body, body, "the model request")) return new Promise(() => {});
-      if (entry.digest) {
-        const swapped = new Map([...this.bindings].map(([placeholder, value]) => [value, placeholder]));
-        const redacted = JSON.parse(JSON.stringify(body), (_, v) => (typeof v === "string" ? swapped.get(v) ?? v : v));
-        const now = await digest(canonical(redacted, this.ignored));
-        if (now !== entry.digest) return this.fail("CLEW_CASSETTE_MISMATCH", `the model request's digest ${now} is not call ${entry.call}'s ${entry.digest}`);
+      // NOTE: the usual case, the same bytes as recorded, is one comparison of two strings;
+      // only a request that differs is parsed and walked (for its first difference, or for
+      // values the tape redacted that this request holds as they are).
+      if (this.ignoreCount || text !== JSON.stringify(entry.body)) {
+        let body;
+        try { body = JSON.parse(text); } catch { body = text; }
+        if (this.#differs(entry, entry.body, body, "the model request")) return new Promise(() => {});
+        if (entry.digest) {
+          const swapped = new Map([...this.bindings].map(([placeholder, value]) => [value, placeholder]));
+          const redacted = JSON.parse(JSON.stringify(body), (_, v) => (typeof v === "string" ? swapped.get(v) ?? v : v));
+          const now = await requestDigest(redacted, this.ignored);
+          if (now !== entry.digest) return this.fail("CLEW_CASSETTE_MISMATCH", `the model request's digest ${now} is not call ${entry.call}'s ${entry.digest}`);
+        }
       }
     }
     const key = `${entry.type}#${entry.call}`;
@@ -365,12 +377,16 @@ class Replaying {
     const sequencer = this.sequencer;
     const past = () => this.fail("CLEW_CASSETTE_EXHAUSTED", `the task read request ${entry.call}'s body past its recorded end`);
     const stream = new ReadableStream({
-      async pull(controller) {
+      pull(controller) {
+        const hand = (event) => {
+          if (event.type === "end") controller.close();
+          else if (event.type === "error") controller.error(rethrow(event));
+          else controller.enqueue(bytesOf(event.read));
+        };
+        const now = sequencer.takeNow(bodyKey);
+        if (now) return hand(now);
         if (!sequencer.ahead(bodyKey)) return past();
-        const event = await sequencer.take(bodyKey);
-        if (event.type === "end") controller.close();
-        else if (event.type === "error") controller.error(rethrow(event));
-        else controller.enqueue(bytesOf(event));
+        return sequencer.take(bodyKey).then(hand);
       },
       cancel() {
         sequencer.drop(bodyKey);

@@ -1,0 +1,69 @@
+// Replaying a tape (issue 31): a 50-round task (each reply an Anthropic SSE body of about 150
+// text deltas, one event per read, then a read_file call; a tool result of ~3.6 KB) run with
+// its bodies from memory (a `model.fetch` that answers each request with the next body, so
+// the task does all it does against a provider), against the same task replayed from its tape
+// (recorded once; each replay gets the tape freshly parsed from its JSON text, as a test that
+// reads it from a file does).
+//   node benches/wasm/cassette.mjs PKG_DIR
+// The two runs alternate; the figure is the median of the pairs' ratios. Prints markdown rows.
+const [pkgDir] = process.argv.slice(2);
+const { Task } = await import(`${pkgDir}/cassette.js`);
+const enc = new TextEncoder();
+const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+
+const explanation = "Let me look at the next file to see how the configuration is read and where the flag is set. ".repeat(12);
+function reply(text) {
+  const event = (name, data) => enc.encode(`event: ${name}\ndata: ${JSON.stringify(data)}\n\n`);
+  const events = [event("message_start", { type: "message_start", message: { id: "m", type: "message", role: "assistant", content: [], usage: { input_tokens: 10, output_tokens: 1 } } }),
+    event("content_block_start", { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } })];
+  for (const piece of text.match(/.{1,8}/gs)) events.push(event("content_block_delta", { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: piece } }));
+  events.push(event("content_block_stop", { type: "content_block_stop", index: 0 }));
+  events.push(event("message_delta", { type: "message_delta", delta: { stop_reason: "end_turn" }, usage: { output_tokens: 200 } }));
+  events.push(event("message_stop", { type: "message_stop" }));
+  return events;
+}
+const replies = Array.from({ length: 50 }, (_, n) => reply(n === 49
+  ? "<attempt_completion><result>done</result></attempt_completion>"
+  : `${explanation}\n<read_file><path>f${n}</path></read_file>`));
+const result = ("x".repeat(60) + "\n").repeat(60);
+
+function options() {
+  let n = 0;
+  return {
+    model: { format: "anthropic", id: "m", fetch: () => {
+      const pieces = replies[n++];
+      let i = 0;
+      const body = new ReadableStream({ pull(c) { if (i < pieces.length) c.enqueue(pieces[i++]); else c.close(); } });
+      return new Response(body, { headers: { "content-type": "text/event-stream" } });
+    } },
+    autoApprove: { readOnly: true },
+    tools: [{ name: "read_file", description: "Read", readOnly: true, parameters: [{ name: "path", description: "p", required: true }], execute: () => result }],
+    ask: async () => ({ response: "yesButtonClicked" }),
+  };
+}
+
+async function timed(cassette) {
+  if (cassette?.data) cassette = { ...cassette, data: JSON.parse(cassette.data) };
+  const task = new Task(cassette ? { ...options(), cassette } : options());
+  const started = performance.now();
+  const outcome = await task.start("Go through the files");
+  const ms = performance.now() - started;
+  if (outcome.status !== "completed") throw new Error(`the task ended ${outcome.status}: ${outcome.error?.code} ${outcome.error?.message}`);
+  return { ms, task };
+}
+
+const recorder = await timed({ mode: "record" });
+const tape = await recorder.task.cassette();
+const text = JSON.stringify(tape);
+const reads = tape.interactions.reduce((n, e) => n + (e.response?.reads.length ?? 0), 0);
+const memory = [], replayed = [], ratios = [];
+for (let i = 0; i < 3; i++) { await timed(); await timed({ mode: "replay", data: text }); }
+for (let i = 0; i < 15; i++) {
+  const a = (await timed()).ms;
+  const b = (await timed({ mode: "replay", data: text })).ms;
+  memory.push(a);
+  replayed.push(b);
+  ratios.push(b / a);
+}
+const f = (ms) => `${ms.toFixed(1)} ms`;
+console.log(`| 50 rounds, ${tape.interactions.length} interactions, ${reads} reads, ${tape.wakes.length} timer firings | ${f(median(memory))} | ${f(median(replayed))} | ${median(ratios).toFixed(2)}x |`);
