@@ -12,7 +12,11 @@ export interface CassetteOptions {
   data?: Cassette | string;
   /** Replaying: run the tools (`"live"`) instead of answering from the tape (`"tape"`, the default). */
   tools?: "tape" | "live";
-  /** Replaying: call `ask` for the answers (`"live"`) instead of answering from the tape. */
+  /**
+   * Replaying: call `ask` for the answers (`"live"`) instead of answering from the tape
+   * (`"tape"`, the default: `ask` is still called, to show each ask, a complete one with the
+   * tape's answer as its second argument `{ answer }`, and what it returns is not used).
+   */
   asks?: "tape" | "live";
   /** A live tool whose result differs from the tape: end the task (`"fail"`, the default) or warn and go on with the recorded result. */
   onDivergence?: "fail" | "warn";
@@ -24,6 +28,8 @@ export interface CassetteOptions {
   redact?: string[];
   /** JSON paths of the requests left out of their digest and of the comparison when replaying. */
   ignore?: string[];
+  /** Recording: your own JSON kept on the tape as `meta` (what the app needs to replay it: settings, the task's text). */
+  meta?: unknown;
   /** Replaying: how long (real ms) the task may go without asking for the tape's next input before it fails (5000; 0 is never). */
   stallMs?: number;
 }
@@ -101,8 +107,10 @@ export interface Cassette {
   interactions: Array<CassetteRequest | CassetteCall>;
   /** The task's timer firing, with the time it was set for (`due`). */
   wakes: Array<CassetteStamp & { due: number }>;
-  /** The MCP servers' capabilities, by name. */
-  mcp?: Record<string, { capabilities: unknown }>;
+  /** The application's own data, from `CassetteOptions.meta`. */
+  meta?: unknown;
+  /** The MCP servers' capabilities and the client methods they had, by name. */
+  mcp?: Record<string, { capabilities: unknown; methods?: string[] }>;
 }
 
 /** clew's `Task`, with `options.cassette`. */

@@ -114,6 +114,7 @@ class Recording {
       startedAt: this.start, redaction: { redact: cassette.redact ?? [], ignore: cassette.ignore ?? [] },
       asks: typeof options.ask === "function", interactions: [], wakes: this.sequencer.wakes,
     };
+    if (cassette.meta !== undefined) this.tape.meta = plain(cassette.meta);
     this.calls = { request: 0, tool: 0, ask: 0, mcp: 0 };
     this.options = {
       ...options,
@@ -231,7 +232,8 @@ class Recording {
     this.tape.mcp ??= {};
     let capabilities;
     try { capabilities = client.getServerCapabilities?.(); } catch {}
-    this.tape.mcp[server.name] = { capabilities: plain(capabilities) };
+    const methods = MCP_METHODS.filter((method) => typeof client[method] === "function");
+    this.tape.mcp[server.name] = { capabilities: plain(capabilities), methods };
     const recording = this;
     return new Proxy(client, {
       get(target, key) {
@@ -428,7 +430,14 @@ class Replaying {
   }
 
   async ask(ask, message, live) {
-    if (message.partial) return live && ask ? ask(message) : undefined;
+    // NOTE: from the tape, `ask` is still called to show each ask (for a complete one with the
+    // tape's answer as its second argument); what it returns is not used.
+    const show = (answer) => Promise.resolve().then(() => ask(message, ...answer)).catch(() => {});
+    if (message.partial) {
+      if (live && ask) return ask(message);
+      if (ask) show([]);
+      return undefined;
+    }
     if (this.failure) return new Promise(() => {});
     if (live && ask && !this.entries.ask.length) return ask(message);
     const entry = this.#next("ask", `the task asked ${message.ask}`);
@@ -439,7 +448,9 @@ class Replaying {
     const answer = live && ask ? await ask(message) : undefined;
     const outcome = await this.sequencer.take(`ask#${entry.call}`);
     if (outcome.error) throw rethrow(outcome.error);
-    return live && ask ? answer : outcome.answer;
+    if (live && ask) return answer;
+    if (ask) show([{ answer: outcome.answer }]);
+    return outcome.answer;
   }
 
   mcpClient(server) {
@@ -456,9 +467,11 @@ class Replaying {
       if (outcome.error) throw rethrow(outcome.error);
       return outcome.result;
     };
-    const capabilities = this.tape.mcp?.[server.name]?.capabilities ?? undefined;
+    const recorded = this.tape.mcp?.[server.name];
+    const capabilities = recorded?.capabilities ?? undefined;
     const client = { getServerCapabilities: () => capabilities, setNotificationHandler() {} };
-    for (const method of MCP_METHODS) client[method] = call(method);
+    // NOTE: the methods the recorded client had, so the task lists what it listed then.
+    for (const method of recorded?.methods ?? MCP_METHODS) if (MCP_METHODS.includes(method)) client[method] = call(method);
     return client;
   }
 }

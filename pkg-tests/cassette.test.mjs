@@ -222,3 +222,39 @@ test("a provider's SSE body imports as a one-round tape", async () => {
   assert.deepEqual(outcome, { status: "completed", result: "ok" });
   assert.ok(said.some((m) => m.say === "text" && m.text.startsWith("Done:")));
 });
+
+test("an MCP server's listing and calls are on the tape, and the replay needs no server", async () => {
+  const line = (text) => new TextEncoder().encode(JSON.stringify({ type: "text", text }) + "\n");
+  const replies = [
+    'Looking it up.\n<use_mcp_tool>\n<server_name>notes</server_name>\n<tool_name>lookup</tool_name>\n<arguments>{"term":"clew"}</arguments>\n</use_mcp_tool>',
+    "<attempt_completion>\n<result>found it</result>\n</attempt_completion>",
+  ];
+  let n = 0;
+  const calls = [];
+  const client = {
+    listTools: async () => ({ tools: [{ name: "lookup", description: "Look a term up", inputSchema: { type: "object", properties: { term: { type: "string" } }, required: ["term"] }, annotations: { readOnlyHint: true } }] }),
+    callTool: async (params) => { calls.push(params); return { content: [{ type: "text", text: `the notes say ${params.arguments.term} is a thread` }] }; },
+  };
+  const options = (log, mcpClient) => ({
+    model: { format: "chunks", id: "m", request: () => new ReadableStream({ start(c) { c.enqueue(line(replies[n++])); c.close(); } }) },
+    autoApprove: { readOnly: true },
+    mcpServers: [{ name: "notes", client: mcpClient }],
+    say: (m) => log.push(m),
+    ask: async () => ({ response: "yesButtonClicked" }),
+  });
+  const said = [];
+  const recorder = new Task({ ...options(said, client), cassette: { mode: "record" } });
+  assert.deepEqual(await recorder.start("What is clew?"), { status: "completed", result: "found it" });
+  const tape = await recorder.cassette();
+  const mcp = tape.interactions.filter((e) => e.type === "mcp").map((e) => e.method);
+  assert.ok(mcp.includes("listTools") && mcp.includes("callTool"), mcp.join());
+  assert.equal(calls.length, 1);
+
+  const gone = { listTools: () => assert.fail("the server was called"), callTool: () => assert.fail("the server was called") };
+  const replayedSaid = [];
+  const replayed = new Task({ ...options(replayedSaid, gone), cassette: { mode: "replay", data: tape } });
+  assert.deepEqual(await replayed.start("What is clew?"), { status: "completed", result: "found it" });
+  assert.equal(JSON.stringify(replayed.messages), JSON.stringify(recorder.messages));
+  assert.ok(replayedSaid.some((m) => m.say === "mcp_server_response" && m.text.includes("is a thread")));
+  assert.equal(calls.length, 1);
+});

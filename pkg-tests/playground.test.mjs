@@ -5,7 +5,7 @@
 // model names them; a scripted OpenAI-compatible model calls them).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -143,6 +143,42 @@ async function finishTheTask(page) {
   await page.click(".ask-controls button.accept");
   await page.waitForSelector("body[data-state=completed]");
 }
+
+test("the playground downloads the tape of the task on screen, and a tape loaded back replays it to the same transcript", async () => {
+  const server = await serve({ "/pkg/": packageDir, "/": join(repoRoot, "www") });
+  const browser = await openPlayground(server.url);
+  const dir = mkdtempSync(join(tmpdir(), "clew-tape-"));
+  try {
+    const { page, errors } = browser;
+    await page.evaluate(() => { document.body.dataset.delay = "2"; });
+    assert.equal(await page.isDisabled("#tape"), true, "no task yet");
+    await page.click("#start");
+    await finishTheTask(page);
+    const recorded = await page.$$eval("#timeline li", (nodes) => nodes.map((n) => n.dataset.kind + " " + n.textContent));
+    const [download] = await Promise.all([page.waitForEvent("download"), page.click("#tape")]);
+    const file = join(dir, "tape.json");
+    await download.saveAs(file);
+    const tape = JSON.parse(readFileSync(file, "utf8"));
+    assert.equal(tape.format, "clew-cassette");
+    assert.equal(tape.meta.app, "clew playground");
+    // Back to other files and settings: the tape brings its own.
+    await page.click("#reset");
+    await page.uncheck("#readOnly");
+    const started = Date.now();
+    await page.setInputFiles("#replay", file);
+    await page.waitForSelector("body[data-state=completed]");
+    const replayMs = Date.now() - started;
+    const replayed = await page.$$eval("#timeline li", (nodes) => nodes.map((n) => n.dataset.kind + " " + n.textContent));
+    assert.deepEqual(replayed.filter((k) => !k.includes("ask-controls")), recorded.filter((k) => !k.includes("ask-controls")));
+    assert.equal(await page.isChecked("#readOnly"), true, "the recorded settings came back");
+    assert.ok(replayMs < 5000, `replayed in ${replayMs} ms`);
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
 
 test("with keep in this browser on, a reload at an approval asks it again and a reload mid-stream resumes the reply", async () => {
   const server = await serve({ "/pkg/": packageDir, "/": join(repoRoot, "www") });

@@ -3,7 +3,9 @@
 // loop logic: it renders messages and answers asks. With "keep in this browser" on, the task
 // and the files are stored in IndexedDB (store.js) and a reload restores and resumes them.
 // MCP servers connected by URL give the next task their tools too.
-import { Task, ready } from "clew";
+import { ready } from "clew";
+// Task from clew/cassette: clew's Task, which records the tape of every task started here.
+import { Task } from "clew/cassette";
 import { Workspace, SAMPLE_FILES } from "./workspace.js";
 import { offlineRequest, OFFLINE_MODEL_INFO } from "./offline-model.js";
 import { TaskStore } from "./store.js";
@@ -484,6 +486,16 @@ function button(label, className, onClick) {
 }
 
 /** Shows the ask's controls and resolves with the user's answer. */
+/** Marks an ask's row with its answer. */
+function showAnswer(message, answer) {
+  const row = rows.get(message.ts);
+  row.li.classList.add("answered");
+  const verdict = document.createElement("div");
+  verdict.className = "verdict";
+  verdict.textContent = answer?.response === "yesButtonClicked" ? "✓ approved" : answer?.response === "noButtonClicked" ? "✗ declined" : `↳ ${answer?.text || "answered"}`;
+  row.li.append(verdict);
+}
+
 function answerUi(message) {
   return new Promise((resolve) => {
     const row = rows.get(message.ts);
@@ -493,11 +505,7 @@ function answerUi(message) {
     input.placeholder = "optional feedback";
     const done = (answer) => {
       controls.remove();
-      row.li.classList.add("answered");
-      const verdict = document.createElement("div");
-      verdict.className = "verdict";
-      verdict.textContent = answer.response === "yesButtonClicked" ? "✓ approved" : answer.response === "noButtonClicked" ? "✗ declined" : `↳ ${answer.text || "answered"}`;
-      row.li.append(verdict);
+      showAnswer(message, answer);
       resolve(answer);
     };
     const text = () => input.value.trim();
@@ -566,9 +574,11 @@ function taskOptions(environment, record) {
       show(message);
       if (record) keepSoon(record);
     },
-    ask: (message) => {
+    // NOTE: replaying a tape, each ask comes with the tape's answer, to show.
+    ask: (message, replayed) => {
       show(message);
       if (record) keepSoon(record);
+      if (replayed) return showAnswer(message, replayed.answer);
       return message.partial ? undefined : answerUi(message);
     },
   };
@@ -590,19 +600,28 @@ function clearTimeline() {
   lastOutcome = null;
 }
 
-async function start(text) {
+/**
+ * Starts a task, recording its tape (with what replaying it here needs: the settings, the
+ * files before it and its text); with `tape`, replays that tape instead.
+ */
+async function start(text, tape) {
   clearTimeline();
   savedTask = null;
   $("resume").hidden = true;
   const environment = `The workspace holds: ${[...workspace.files.keys()].join(", ")}.`;
-  const record = store ? { task: null, app: { settings: readSettings(), environment, finished: false } } : null;
+  const record = store && !tape ? { task: null, app: { settings: readSettings(), environment, finished: false } } : null;
+  const meta = { app: "clew playground", settings: readSettings(), files: workspace.snapshot(), text };
   let current;
   try {
-    current = new Task(taskOptions(environment, record));
+    current = new Task({
+      ...taskOptions(environment, record),
+      cassette: tape ? { mode: "replay", data: tape, allowUnused: false } : { mode: "record", meta },
+    });
   } catch (error) {
-    alert(error.message);
+    alert(`${error.code ?? error.name}: ${error.message}`);
     return;
   }
+  $("tape").disabled = !!tape;
   if (record) {
     record.task = current;
     store.clear().catch(storeFailed);
@@ -645,6 +664,8 @@ async function restore(saved, clicked = false) {
   record.task = current;
   kept = record;
   task = current;
+  // NOTE: a task restored from this browser has no tape (its start was recorded elsewhere).
+  $("tape").disabled = true;
   for (const message of current.messages) show(message);
   await run(current, () => current.resume());
 }
@@ -685,6 +706,40 @@ $("export").addEventListener("click", () => {
   const a = Object.assign(document.createElement("a"), { href: url, download: "clew-transcript.json" });
   a.click();
   setTimeout(() => URL.revokeObjectURL(url), 1000);
+});
+
+$("tape").addEventListener("click", async () => {
+  if (typeof task?.cassette !== "function") return;
+  const tape = await task.cassette();
+  const url = URL.createObjectURL(new Blob([JSON.stringify(tape, null, 1)], { type: "application/json" }));
+  const a = Object.assign(document.createElement("a"), { href: url, download: "clew-tape.json" });
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+});
+// A tape downloaded here: the settings and files it was recorded with come back, and the task
+// replays from it (the model, the tools and the answers as recorded) in a moment.
+$("replay").addEventListener("change", async () => {
+  const file = $("replay").files[0];
+  $("replay").value = "";
+  if (!file) return;
+  let tape;
+  try {
+    tape = JSON.parse(await file.text());
+  } catch (error) {
+    alert(`Not a tape: ${error.message}`);
+    return;
+  }
+  const meta = tape?.meta;
+  if (meta?.app !== "clew playground" || typeof meta.text !== "string") {
+    alert("This tape was not recorded by the playground: replay it in a test (clew/cassette) instead.");
+    return;
+  }
+  applySettings(meta.settings ?? {});
+  workspace.load(meta.files ?? []);
+  renderFiles();
+  $("taskText").value = meta.text;
+  await ready;
+  await start(meta.text, tape);
 });
 
 async function boot() {

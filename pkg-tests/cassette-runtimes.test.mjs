@@ -1,0 +1,113 @@
+// clew/cassette beyond Node (issue 31): a tape recorded in Node replays in Chromium (the
+// package's browser entry, by an import map) and in workerd (a Worker bundled as wrangler
+// bundles it, with the tape inlined), to the same outcome, transcript and history as in Node.
+import { test, before } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium } from "playwright-core";
+import { build } from "esbuild";
+import { Miniflare } from "miniflare";
+import { Task } from "clew/cassette";
+import { serve } from "./support/static-server.mjs";
+import { here, packageDir, wranglerOptions, entryFor } from "./support/package-dir.mjs";
+import { memoryModel, taskOptions } from "./support/cassette-task.mjs";
+
+const FORMAT = "openai-responses";
+let tape;
+let expected;
+
+before(async () => {
+  const options = taskOptions(FORMAT);
+  const recorder = new Task({ ...options, model: { ...options.model, request: memoryModel(FORMAT) }, cassette: { mode: "record" } });
+  await recorder.start("Summarise the notes");
+  tape = await recorder.cassette();
+  const replayed = new Task({ ...taskOptions(FORMAT), cassette: { mode: "replay", data: tape } });
+  const outcome = await replayed.start("Summarise the notes");
+  expected = { outcome, messages: replayed.messages, history: replayed.history };
+  assert.equal(outcome.status, "completed");
+});
+
+test("a tape recorded in Node replays in Chromium to the same transcript and history", async () => {
+  const page = mkdtempSync(join(here, ".tmp-cassette-page-"));
+  writeFileSync(join(page, "index.html"), `<!doctype html><meta charset="utf-8">
+    <script type="importmap">{ "imports": { "clew": "/pkg/browser.js", "clew/cassette": "/pkg/cassette.js" } }</script>
+    <body>replay</body>`);
+  const server = await serve({ "/pkg/": packageDir, "/support/": join(here, "support"), "/": page });
+  const profile = mkdtempSync(join(tmpdir(), "clew-chromium-"));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium", headless: true,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking"],
+  });
+  try {
+    const tab = await context.newPage();
+    const errors = [];
+    tab.on("pageerror", (error) => errors.push(error.message));
+    await tab.goto(server.url);
+    const got = await tab.evaluate(async ({ tape, format }) => {
+      const { Task } = await import("clew/cassette");
+      const { taskOptions } = await import("/support/cassette-task.mjs");
+      const task = new Task({ ...taskOptions(format), cassette: { mode: "replay", data: tape } });
+      const outcome = await task.start("Summarise the notes");
+      return JSON.stringify({ outcome, messages: task.messages, history: task.history });
+    }, { tape, format: FORMAT });
+    assert.equal(got, JSON.stringify(expected));
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+    await server.close();
+    rmSync(profile, { recursive: true, force: true });
+    rmSync(page, { recursive: true, force: true });
+  }
+});
+
+test("a tape recorded in Node, inlined in a Worker, replays in workerd to the same transcript and history", async () => {
+  const dir = mkdtempSync(join(here, ".tmp-cassette-worker-"));
+  try {
+    writeFileSync(join(dir, "tape.json"), JSON.stringify(tape));
+    writeFileSync(join(dir, "worker.mjs"), `
+      import { Task } from "clew/cassette";
+      import tape from "./tape.json";
+      import { taskOptions } from ${JSON.stringify(join(here, "support", "cassette-task.mjs"))};
+      export default {
+        async fetch() {
+          try {
+            const task = new Task({ ...taskOptions(${JSON.stringify(FORMAT)}), cassette: { mode: "replay", data: tape } });
+            const outcome = await task.start("Summarise the notes");
+            return new Response(JSON.stringify({ outcome, messages: task.messages, history: task.history }));
+          } catch (error) {
+            return new Response(String(error && error.stack || error), { status: 500 });
+          }
+        },
+      };`);
+    const result = await build({
+      ...wranglerOptions,
+      entryPoints: [join(dir, "worker.mjs")],
+      outdir: join(dir, "bundle"),
+      nodePaths: [join(here, "node_modules")],
+      metafile: true,
+      logLevel: "error",
+    });
+    const inputs = Object.keys(result.metafile.inputs).map((p) => join(process.cwd(), p));
+    for (const file of [entryFor(["workerd", "worker", "browser"]), join(packageDir, "cassette.js")]) {
+      assert.ok(inputs.includes(file), `${file} is bundled`);
+    }
+    const mf = new Miniflare({
+      host: "127.0.0.1", port: 0, modules: true,
+      scriptPath: join(dir, "bundle", "worker.js"), modulesRoot: join(dir, "bundle"),
+      modulesRules: [{ type: "ESModule", include: ["**/*.js"] }, { type: "CompiledWasm", include: ["**/*.wasm"] }],
+      compatibilityDate: "2025-09-01",
+    });
+    try {
+      const response = await fetch(await mf.ready);
+      const text = await response.text();
+      assert.equal(response.status, 200, text);
+      assert.equal(text, JSON.stringify(expected));
+    } finally {
+      await mf.dispose();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
