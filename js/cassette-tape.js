@@ -69,6 +69,7 @@ export async function digest(text) {
 export function pathMatcher(patterns = []) {
   const split = (p) => String(p).replace(/^\$\.?/, "").replace(/\[(\d+|\*)\]/g, ".$1").split(".").filter(Boolean);
   const compiled = patterns.map(split);
+  if (!compiled.length) return () => false;
   return (path) => {
     const parts = split(path);
     return compiled.some((pattern) => pattern.length === parts.length && pattern.every((p, i) => p === "*" || p === parts[i]));
@@ -181,6 +182,10 @@ function redactReads(reads, map) {
  * after redaction, leaving out the user's `ignore` paths.
  */
 export async function redactTape(tape, { apiKey, redact = [], ignore = [] }) {
+  // NOTE: the key is never sent in a body; should a model or a tool repeat it, it goes too.
+  if (typeof apiKey === "string" && apiKey.length >= 8) {
+    tape = JSON.parse(JSON.stringify(tape).replaceAll(JSON.stringify(apiKey).slice(1, -1), "redacted-key"));
+  }
   const extra = pathMatcher(redact);
   const ignored = pathMatcher(ignore);
   const map = new Map();
@@ -200,19 +205,132 @@ export async function redactTape(tape, { apiKey, redact = [], ignore = [] }) {
     }
   }
   const interactions = [];
+  let previous = null;
   for (const entry of tape.interactions) {
     // NOTE: tool calls, asks and MCP calls are kept as they were (their ids are not the model's).
     if (entry.type !== "request") { interactions.push(entry); continue; }
     const body = replaceSecrets(entry.body, map, extra);
-    const out = { ...entry, body, digest: await requestDigest(body, ignored) };
+    const out = { ...entry, body: shareWith(previous, body), digest: await requestDigest(body, ignored) };
+    if (body !== null) previous = body;
     if (entry.response) out.response = { ...entry.response, reads: redactReads(entry.response.reads, map) };
     interactions.push(out);
   }
-  const redacted = { ...tape, interactions };
-  if (typeof apiKey !== "string" || apiKey.length < 8) return redacted;
-  // NOTE: the key is never sent in a body; should a model or a tool repeat it, it goes too.
-  return JSON.parse(JSON.stringify(redacted).replaceAll(JSON.stringify(apiKey).slice(1, -1), "redacted-key"));
+  return { ...tape, interactions };
 }
+
+// ---- request bodies that share items with the previous one ----
+
+/**
+ * What a tape keeps of a request body: each top-level array (the conversation: `messages`,
+ * `input`, `contents`) whose first items are the previous request's starts with
+ * `{ "$previous": n }` in their place, so a task's tape grows with its conversation, not with
+ * its square. The digest is of the whole body.
+ */
+function shareWith(previous, body) {
+  if (!previous || !body || typeof body !== "object" || Array.isArray(body)) return body;
+  const out = { ...body };
+  for (const [key, items] of Object.entries(body)) {
+    const before = previous[key];
+    if (!Array.isArray(items) || !Array.isArray(before)) continue;
+    let same = 0;
+    while (same < items.length && same < before.length && JSON.stringify(items[same]) === JSON.stringify(before[same])) same++;
+    if (same > 0) out[key] = [{ $previous: same }, ...items.slice(same)];
+  }
+  return out;
+}
+
+const isShared = (items) => Array.isArray(items) && items[0] && typeof items[0] === "object" && Number.isInteger(items[0].$previous);
+
+/**
+ * The requests' whole bodies, in order, from their kept form; and, for the replay's quick
+ * check, each body's JSON text as clew writes it, made from its items' texts (an item kept
+ * from the previous request keeps its text).
+ */
+export class RequestBodies {
+  constructor(entries) {
+    this.bodies = [];
+    this.texts = [];
+    let previous = null;
+    for (const [i, entry] of entries.entries()) {
+      let body = entry?.body ?? null;
+      if (body && typeof body === "object" && !Array.isArray(body)) {
+        const whole = { ...body };
+        for (const [key, items] of Object.entries(body)) {
+          // NOTE: a member the same as the last request's is that very value (see `matches`).
+          if (!Array.isArray(items) && previous && key in previous && typeof items === "object" && JSON.stringify(items) === JSON.stringify(previous[key])) {
+            whole[key] = previous[key];
+          }
+          if (!isShared(items)) continue;
+          const before = previous?.[key];
+          if (!Array.isArray(before) || items[0].$previous > before.length) {
+            throw tapeError("CLEW_INVALID_CASSETTE", `the cassette's request ${i} keeps ${items[0].$previous} items of ${key} from a request that has fewer`);
+          }
+          whole[key] = [...before.slice(0, items[0].$previous), ...items.slice(1)];
+        }
+        body = whole;
+      }
+      this.bodies.push(body);
+      if (body !== null) previous = body;
+    }
+  }
+
+  /** Request `i`'s whole body. */
+  body(i) {
+    return this.bodies[i] ?? null;
+  }
+
+  /**
+   * Whether `text` is request `i`'s JSON text as `JSON.stringify` writes it, compared piece
+   * by piece without making the whole text: each array item's text is written once across
+   * requests (call in order: each request reuses the last one's items).
+   */
+  matches(i, text) {
+    const body = this.bodies[i];
+    if (body === null || typeof body !== "object" || Array.isArray(body)) return text === JSON.stringify(body);
+    const last = this.lastItems ?? {};
+    const items = {};
+    const replaced = {};
+    const arrays = [];
+    const members = [];
+    for (const [key, value] of Object.entries(body)) {
+      members.push(key, value);
+      if (!Array.isArray(value)) { replaced[key] = value; continue; }
+      const before = last[key] ?? { values: [], texts: [] };
+      const texts = value.map((item, j) => (before.values[j] === item ? before.texts[j] : JSON.stringify(item)));
+      items[key] = { values: value, texts };
+      arrays.push(texts);
+      replaced[key] = MARK;
+    }
+    this.lastItems = items;
+    // NOTE: the members around the arrays are written again only when one of them changed.
+    const cached = this.lastParts;
+    const same = cached && cached.members.length === members.length &&
+      cached.members.every((m, j) => m === members[j] || (j % 2 === 1 && Array.isArray(m) && Array.isArray(members[j])));
+    const parts = same ? cached.parts : JSON.stringify(replaced).split(MARK_TEXT);
+    this.lastParts = { members, parts };
+    let at = 0;
+    // NOTE: a slice compared with `===` is several times quicker in V8 than `startsWith` at an offset.
+    const take = (piece) => {
+      if (text.slice(at, at + piece.length) !== piece) return false;
+      at += piece.length;
+      return true;
+    };
+    for (const [j, part] of parts.entries()) {
+      if (!take(part)) return false;
+      if (j === parts.length - 1) break;
+      const texts = arrays[j];
+      if (!take("[")) return false;
+      for (const [k, item] of texts.entries()) if ((k > 0 && !take(",")) || !take(item)) return false;
+      if (!take("]")) return false;
+    }
+    return at === text.length;
+  }
+}
+
+/** What stands for an array while a body's other members are written (see `matches`). */
+const MARK = "\u0000clew-items\u0000";
+const MARK_TEXT = JSON.stringify(MARK);
+
 
 // ---- comparing a request with its recording ----
 

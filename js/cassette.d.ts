@@ -55,7 +55,12 @@ export interface CassetteRequest {
   call: number;
   /** When the task made it (ms from the start). */
   at: number;
-  /** The provider body clew builds for it (`buildRequest`), redacted; null matches any request (an imported body). */
+  /**
+   * The provider body clew builds for it, redacted; null matches any request (an imported
+   * body). A top-level array whose first items are the previous request's (the conversation)
+   * starts with `{ "$previous": n }` in their place, so a tape grows with the conversation,
+   * not with its square.
+   */
   body: unknown;
   /** `sha256:<hex>` of the canonical body (sorted keys, without the `ignore` paths), or null. */
   digest: string | null;
