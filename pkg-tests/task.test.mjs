@@ -253,3 +253,50 @@ async function aTaskStillWorks() {
   const again = new Task({ model: { format: "chunks", request: scripted(["<attempt_completion><result>fine</result></attempt_completion>"]) }, ask: (m) => (m.partial ? undefined : { response: "yesButtonClicked" }) });
   assert.deepEqual(await again.start("go"), { status: "completed", result: "fine" });
 }
+
+test("options.clock gives every time the task reads and runs its timer; task.fail ends it with your code", async () => {
+  let time = 1_000_000;
+  const timers = [];
+  const clock = {
+    now: () => time,
+    setTimeout: (callback, ms) => { const timer = { callback, due: time + ms }; timers.push(timer); return timer; },
+    clearTimeout: (timer) => { timer.cleared = true; },
+  };
+  const line = (text) => new TextEncoder().encode(JSON.stringify({ type: "text", text }) + "\n");
+  let requests = 0;
+  const said = [];
+  const task = new Task({
+    model: { format: "chunks", id: "m", request: () => {
+      requests++;
+      if (requests === 1) return new Response("overloaded", { status: 529 });
+      return new ReadableStream({ start(c) { c.enqueue(line("<attempt_completion><result>ok</result></attempt_completion>")); c.close(); } });
+    } },
+    retry: { baseDelayMs: 5000 },
+    clock,
+    say: (m) => said.push(m),
+    ask: async () => ({ response: "yesButtonClicked" }),
+  });
+  const outcome = task.start("go");
+  // The 529 waits for the retry delay on the clock's timer (the first-byte timeout, 120 s,
+  // was set on it before): nothing happens until it fires.
+  const retryDelay = () => timers.find((t) => !t.cleared && t.due - 1_000_000 < 100_000);
+  for (let i = 0; i < 200 && !retryDelay(); i++) await new Promise((r) => setTimeout(r, 5));
+  const delay = retryDelay();
+  assert.ok(delay && delay.due - 1_000_000 >= 5000, "the retry delay is set on the clock");
+  await new Promise((r) => setTimeout(r, 20));
+  assert.equal(requests, 1);
+  time = delay.due;
+  delay.callback();
+  assert.deepEqual(await outcome, { status: "completed", result: "ok" });
+  assert.equal(requests, 2);
+  assert.ok(said.every((m) => m.ts >= 1_000_000 && m.ts <= time), "every ts is the clock's");
+  assert.ok(said.some((m) => m.ts === time), "the retried request is stamped at the timer's time");
+
+  const failing = new Task({ model: { format: "chunks", id: "m", request: () => new Promise(() => {}) } });
+  const ended = failing.start("go");
+  failing.fail("MY_WATCHDOG", "took too long");
+  const failed = await ended;
+  assert.equal(failed.status, "failed");
+  assert.deepEqual([failed.error.code, failed.error.message], ["MY_WATCHDOG", "took too long"]);
+  assert.equal(failing.outcome.error.code, "MY_WATCHDOG");
+});
