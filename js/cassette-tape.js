@@ -308,20 +308,28 @@ export class RequestBodies {
       cached.members.every((m, j) => m === members[j] || (j % 2 === 1 && Array.isArray(m) && Array.isArray(members[j])));
     const parts = same ? cached.parts : JSON.stringify(replaced).split(MARK_TEXT);
     this.lastParts = { members, parts };
+    // NOTE: a slice compared with `===` is several times quicker in V8 than `startsWith` at an
+    // offset; the pieces are checked in a loop, with no closure made per request.
     let at = 0;
-    // NOTE: a slice compared with `===` is several times quicker in V8 than `startsWith` at an offset.
-    const take = (piece) => {
-      if (text.slice(at, at + piece.length) !== piece) return false;
-      at += piece.length;
-      return true;
-    };
-    for (const [j, part] of parts.entries()) {
-      if (!take(part)) return false;
+    for (let j = 0; j < parts.length; j++) {
+      const part = parts[j];
+      if (text.slice(at, at + part.length) !== part) return false;
+      at += part.length;
       if (j === parts.length - 1) break;
       const texts = arrays[j];
-      if (!take("[")) return false;
-      for (const [k, item] of texts.entries()) if ((k > 0 && !take(",")) || !take(item)) return false;
-      if (!take("]")) return false;
+      if (text[at] !== "[") return false;
+      at++;
+      for (let k = 0; k < texts.length; k++) {
+        if (k > 0) {
+          if (text[at] !== ",") return false;
+          at++;
+        }
+        const item = texts[k];
+        if (text.slice(at, at + item.length) !== item) return false;
+        at += item.length;
+      }
+      if (text[at] !== "]") return false;
+      at++;
     }
     return at === text.length;
   }

@@ -263,6 +263,42 @@ class Recording {
 
 // ---- replaying ----
 
+/**
+ * A replayed response body's source: each read handed over in its turn. (A class, not
+ * closures: nothing is made per read but the chunk.)
+ */
+class ReplayedBody {
+  constructor(sequencer, key, ok, past) {
+    this.sequencer = sequencer;
+    this.key = key;
+    this.ok = ok;
+    this.past = past;
+    this.controller = null;
+    this.hand = this.hand.bind(this);
+  }
+
+  pull(controller) {
+    this.controller = controller;
+    const now = this.sequencer.takeNow(this.key);
+    if (now) return this.hand(now);
+    if (!this.sequencer.ahead(this.key)) return this.past();
+    return this.sequencer.take(this.key).then(this.hand);
+  }
+
+  hand(event) {
+    const controller = this.controller;
+    if (event.type === "end") controller.close();
+    else if (event.type === "error") controller.error(rethrow(event));
+    // NOTE: the task's read loop takes text as its UTF-8 (one copy fewer than bytes); an
+    // error body is read as bytes.
+    else controller.enqueue(typeof event.read.text === "string" && this.ok ? event.read.text : bytesOf(event.read));
+  }
+
+  cancel() {
+    this.sequencer.drop(this.key);
+  }
+}
+
 class Replaying {
   constructor(options, model, cassette) {
     const tape = readTape(cassette.data);
@@ -381,24 +417,7 @@ class Replaying {
     const sequencer = this.sequencer;
     const past = () => this.fail("CLEW_CASSETTE_EXHAUSTED", `the task read request ${entry.call}'s body past its recorded end`);
     const ok = entry.response.status >= 200 && entry.response.status < 300;
-    const stream = new ReadableStream({
-      pull(controller) {
-        const hand = (event) => {
-          if (event.type === "end") controller.close();
-          else if (event.type === "error") controller.error(rethrow(event));
-          // NOTE: the task's read loop takes text as its UTF-8 (one copy fewer than bytes); an
-          // error body is read as bytes.
-          else controller.enqueue(typeof event.read.text === "string" && ok ? event.read.text : bytesOf(event.read));
-        };
-        const now = sequencer.takeNow(bodyKey);
-        if (now) return hand(now);
-        if (!sequencer.ahead(bodyKey)) return past();
-        return sequencer.take(bodyKey).then(hand);
-      },
-      cancel() {
-        sequencer.drop(bodyKey);
-      },
-    }, { highWaterMark: 0 });
+    const stream = new ReadableStream(new ReplayedBody(sequencer, bodyKey, ok, past), { highWaterMark: 0 });
     init?.signal?.addEventListener?.("abort", () => sequencer.drop(bodyKey), { once: true });
     const response = entry.response;
     return response.stream ? stream : new Response(stream, { status: response.status, headers: response.headers ?? {} });
