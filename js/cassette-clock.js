@@ -143,10 +143,7 @@ export class ReplayingSequencer {
     if (this.stopped) return new Promise(() => {});
     return new Promise((resolve) => {
       this.waiting.set(key, resolve);
-      // NOTE: the next read of the body whose read came last is asked for once that read was
-      // handled (the read loop asks again only then), and nothing else came between them on
-      // the tape: it is handed over at once, without waiting for a macrotask.
-      if (key === this.last && this.events[this.next]?.key === key && !this.byTime) this.#step();
+      if (this.#follows(key) && this.events[this.next]?.key === key && !this.byTime) this.#step();
       else this.#schedule();
     });
   }
@@ -157,10 +154,23 @@ export class ReplayingSequencer {
    */
   takeNow(key) {
     const event = this.events[this.next];
-    if (this.stopped || this.byTime || key !== this.last || event?.key !== key) return null;
+    if (this.stopped || this.byTime || !this.#follows(key) || event?.key !== key) return null;
     this.next++;
     this.clock.time = this.start + event.at;
     return event;
+  }
+
+  /**
+   * Whether `key`'s next event continues the one handed over last: the next read of the same
+   * body, or a body's first read after its response. Its consumer asks for it only once the
+   * last one was handled (the read loop reads again only then, and starts only once the
+   * response was handled), and nothing came between them on the tape, so it is handed over at
+   * once, without waiting for a macrotask.
+   */
+  #follows(key) {
+    const last = this.last;
+    if (key === last) return true;
+    return last !== undefined && last.startsWith("request#") && key === "body#" + last.slice(8);
   }
 
   /** Whether an event for `key` is still ahead on the tape. */
