@@ -117,7 +117,9 @@ export class ReplayingSequencer {
   /**
    * @param {TapeClock} clock
    * @param {number} start the tape's start
-   * @param {{ n: number, at: number, key: string, due?: number, what: string }[]} events in order
+   * @param {{ n: number, at: number, key: string, due?: number, what?: string, run?: { items: { n: number, at: number }[], i: number, to: number } }[]} events
+   *   in order; an event with a `run` stands for `items[i..to)`, consecutive events for one
+   *   consumer (a body's reads), handed over one by one
    * @param {number} stallMs real ms the next event may wait for its consumer before `onStall`
    * @param {(event: object) => void} onStall called when the task stopped asking for what comes next
    */
@@ -138,6 +140,20 @@ export class ReplayingSequencer {
     clock.onArm = () => this.#schedule();
   }
 
+  /** What `event` hands over next: itself, or its run's next item. */
+  static item(event) {
+    return event.run ? event.run.items[event.run.i] : event;
+  }
+
+  /** Hands over `event`'s next item: moves past it, sets the clock to its time. */
+  #consume(event) {
+    const item = ReplayingSequencer.item(event);
+    if (!event.run || ++event.run.i === event.run.to) this.next++;
+    this.clock.time = this.start + item.at;
+    this.last = event.key;
+    return item;
+  }
+
   /** Waits for the event `key` (a read of a body, a tool's result, …); resolves with it once it is its turn. */
   take(key) {
     if (this.stopped) return new Promise(() => {});
@@ -155,9 +171,7 @@ export class ReplayingSequencer {
   takeNow(key) {
     const event = this.events[this.next];
     if (this.stopped || this.byTime || !this.#follows(key) || event?.key !== key) return null;
-    this.next++;
-    this.clock.time = this.start + event.at;
-    return event;
+    return this.#consume(event);
   }
 
   /**
@@ -219,7 +233,7 @@ export class ReplayingSequencer {
     if (this.stopped) return;
     const event = this.events[this.next];
     const timer = this.clock.timer;
-    if (this.byTime && timer && !timer.cleared && (!event || timer.due < this.start + event.at)) {
+    if (this.byTime && timer && !timer.cleared && (!event || timer.due < this.start + ReplayingSequencer.item(event).at)) {
       this.#watch(null);
       this.clock.time = Math.max(this.clock.time, timer.due);
       this.clock.timer = null;
@@ -239,10 +253,7 @@ export class ReplayingSequencer {
       const resolve = this.waiting.get(event.key);
       if (!resolve) return stalled();
       this.waiting.delete(event.key);
-      this.next++;
-      this.clock.time = this.start + event.at;
-      this.last = event.key;
-      resolve(event);
+      resolve(this.#consume(event));
     }
     this.#watch(null);
     this.#schedule();

@@ -95,7 +95,30 @@ function keptHeaders(response) {
 }
 
 /** What a replayed event is, for messages. */
-const whatOf = (event) => event.what ?? `a read of request ${event.key.slice(5)}'s body (order ${event.n})`;
+const whatOf = (event) => event.what ?? `a read of request ${event.key.slice(5)}'s body (order ${ReplayingSequencer.item(event).n})`;
+
+/**
+ * The bodies' reads as runs: each run is reads of one body with no other event between them
+ * on the tape (by `n`), handed over one by one (one object per run, not per read).
+ */
+function readRuns(bodies, others) {
+  const ns = others.map((e) => e.n).sort((a, b) => a - b);
+  const before = (n) => {
+    let lo = 0, hi = ns.length;
+    while (lo < hi) { const mid = (lo + hi) >> 1; if (ns[mid] < n) lo = mid + 1; else hi = mid; }
+    return lo;
+  };
+  const runs = [];
+  for (const { key, reads } of bodies) {
+    let from = 0;
+    for (let j = 1; j <= reads.length; j++) {
+      if (j < reads.length && before(reads[j].n) === before(reads[j - 1].n)) continue;
+      runs.push({ key, n: reads[from].n, run: { items: reads, i: from, to: j } });
+      from = j;
+    }
+  }
+  return runs;
+}
 
 /** The MCP client methods a tape records. */
 const MCP_METHODS = ["listTools", "listResources", "listResourceTemplates", "callTool", "readResource"];
@@ -291,7 +314,7 @@ class ReplayedBody {
     else if (event.type === "error") controller.error(rethrow(event));
     // NOTE: the task's read loop takes text as its UTF-8 (one copy fewer than bytes); an
     // error body is read as bytes.
-    else controller.enqueue(typeof event.read.text === "string" && this.ok ? event.read.text : bytesOf(event.read));
+    else controller.enqueue(typeof event.text === "string" && this.ok ? event.text : bytesOf(event));
   }
 
   cancel() {
@@ -314,6 +337,7 @@ class Replaying {
     this.bindings = new Map();
     this.entries = { request: [], tool: [], ask: [], mcp: [] };
     const events = [];
+    const bodies = [];
     for (const entry of tape.interactions) {
       this.entries[entry.type][entry.call] = entry;
       const key = `${entry.type}#${entry.call}`;
@@ -321,8 +345,7 @@ class Replaying {
         if (entry.error) events.push({ ...entry.error, key, what: `the error of request ${entry.call}` });
         else {
           events.push({ ...entry.response, key, what: `the response to request ${entry.call}` });
-          const body = `body#${entry.call}`;
-          for (const read of entry.response.reads) events.push({ n: read.n, at: read.at, key: body, read });
+          if (entry.response.reads.length) bodies.push({ key: `body#${entry.call}`, reads: entry.response.reads });
           if (entry.response.end && entry.response.end.type !== "abort") {
             events.push({ ...entry.response.end, key: `body#${entry.call}`, what: `the end of request ${entry.call}'s body` });
           }
@@ -331,8 +354,9 @@ class Replaying {
         events.push({ ...entry.outcome, key, what: `the ${entry.type === "mcp" ? "MCP " + entry.method : entry.type} result of call ${entry.call}` });
       }
     }
-    this.bodies = new RequestBodies(this.entries.request);
     for (const wake of tape.wakes ?? []) events.push({ ...wake, key: "wake", what: `the timer at ${wake.at} ms` });
+    events.push(...readRuns(bodies, events));
+    this.bodies = new RequestBodies(this.entries.request);
     events.sort((a, b) => a.n - b.n);
     this.clock = new TapeClock(tape.startedAt);
     const stallMs = cassette.stallMs ?? 5000;
