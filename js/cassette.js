@@ -4,7 +4,7 @@
 // tape, redacted. `cassette: { mode: "replay", data }` answers the task from the tape on a
 // virtual clock: the same transcript and history, byte for byte, in a few milliseconds, and
 // a typed error that ends the task where it drifts. The main entry never imports this module.
-import { Task as BaseTask, buildRequest } from "clew";
+import { Task as BaseTask, ClewTaskError, buildRequest } from "clew";
 import { TapeClock, RecordingSequencer, ReplayingSequencer } from "./cassette-clock.js";
 import {
   FORMAT, VERSION, PLACEHOLDER, tapeError, readOf, bytesOf, pathMatcher, redactTape, firstDifference, readTape, tapeFromSse, requestDigest, RequestBodies,
@@ -391,12 +391,17 @@ class Replaying {
     return new Promise(() => {});
   }
 
+  /** The task's outcome, failed when recorded interactions were never used (the same object each time). */
   finished(outcome) {
-    if (this.failure || outcome.status === "failed" || this.settings.allowUnused) return outcome;
+    if (this.final?.from === outcome) return this.final.outcome;
+    let final = outcome;
     const unused = this.sequencer.unused();
-    if (!unused.length) return outcome;
-    const message = `${unused.length} recorded interaction${unused.length === 1 ? " was" : "s were"} never used, from ${whatOf(unused[0])}`;
-    return { status: "failed", error: { code: "CLEW_CASSETTE_UNUSED", message } };
+    if (!this.failure && outcome.status !== "failed" && !this.settings.allowUnused && unused.length) {
+      const message = `${unused.length} recorded interaction${unused.length === 1 ? " was" : "s were"} never used, from ${whatOf(unused[0])}`;
+      final = { status: "failed", error: new ClewTaskError(message, "CLEW_CASSETTE_UNUSED") };
+    }
+    this.final = { from: outcome, outcome: final };
+    return final;
   }
 
   /** The next recorded call of `type`, or the task fails (the tape has ended). */
