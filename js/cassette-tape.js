@@ -270,7 +270,7 @@ export class RequestBodies {
         body = whole;
       }
       this.bodies.push(body);
-      if (body !== null) previous = body;
+      if (body && typeof body === "object" && !Array.isArray(body)) previous = body;
     }
   }
 
@@ -423,33 +423,56 @@ export function readTape(data) {
     throw tapeError("CLEW_CASSETTE_VERSION", `the cassette is format version ${tape.version}, written by a later clew (${tape.clew}); this one reads up to ${VERSION}`);
   }
   if (!tape.model || typeof tape.model.format !== "string") bad("model.format", "must be a string");
-  if (!Number.isFinite(tape.startedAt)) bad("startedAt", "must be a number");
+  if (!Number.isSafeInteger(tape.startedAt) || tape.startedAt < 0) bad("startedAt", "must be a time in ms since the epoch");
   if (!Array.isArray(tape.interactions)) bad("interactions", "must be an array");
   if (tape.wakes !== undefined && !Array.isArray(tape.wakes)) bad("wakes", "must be an array");
   const stamp = (s, where) => {
-    if (!s || !Number.isInteger(s.n) || s.n < 0 || !Number.isFinite(s.at)) bad(where, "needs an order n and a time at");
+    if (!s || typeof s !== "object" || !Number.isSafeInteger(s.n) || s.n < 0 || !Number.isFinite(s.at) || s.at < 0 || s.at > 1e15) {
+      bad(where, "needs an order n and a time at (ms from the start)");
+    }
   };
+  const error = (e, where) => {
+    stamp(e, where);
+    if (typeof e.message !== "string" || (e.name !== undefined && typeof e.name !== "string")) bad(where, "needs a message (and a name) as strings");
+  };
+  const object = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
   const types = new Set(["request", "tool", "ask", "mcp"]);
+  const calls = { request: 0, tool: 0, ask: 0, mcp: 0 };
   tape.interactions.forEach((e, i) => {
     const at = `interactions[${i}]`;
-    if (!e || !types.has(e.type)) bad(`${at}.type`, "must be request, tool, ask or mcp");
-    if (!Number.isInteger(e.call)) bad(`${at}.call`, "must be an integer");
+    if (!object(e) || !types.has(e.type)) bad(`${at}.type`, "must be request, tool, ask or mcp");
+    if (e.call !== calls[e.type]) bad(`${at}.call`, `must be ${calls[e.type]} (each kind of call counts from 0, in order)`);
+    calls[e.type]++;
     if (e.type === "request") {
-      if (e.error) stamp(e.error, `${at}.error`);
-      else if (!e.response) bad(at, "needs a response or an error");
+      if (e.body !== null && !object(e.body)) bad(`${at}.body`, "must be an object (a provider body) or null (any request)");
+      if (e.error) error(e.error, `${at}.error`);
+      else if (!object(e.response)) bad(at, "needs a response or an error");
       else {
-        stamp(e.response, `${at}.response`);
-        if (!Number.isInteger(e.response.status)) bad(`${at}.response.status`, "must be an integer");
-        if (!Array.isArray(e.response.reads)) bad(`${at}.response.reads`, "must be an array");
-        e.response.reads.forEach((r, j) => {
+        const response = e.response;
+        stamp(response, `${at}.response`);
+        if (!Number.isInteger(response.status) || response.status < 200 || response.status > 599) bad(`${at}.response.status`, "must be an HTTP status from 200 to 599");
+        if (response.headers !== undefined && (!object(response.headers) || Object.values(response.headers).some((v) => typeof v !== "string"))) {
+          bad(`${at}.response.headers`, "must be an object of strings");
+        }
+        if (!Array.isArray(response.reads)) bad(`${at}.response.reads`, "must be an array");
+        response.reads.forEach((r, j) => {
           stamp(r, `${at}.response.reads[${j}]`);
-          if (typeof r.text !== "string" && typeof r.base64 !== "string") bad(`${at}.response.reads[${j}]`, "needs text or base64");
+          if (typeof r.text !== "string" && (typeof r.base64 !== "string" || !/^[A-Za-z0-9+/]*={0,2}$/.test(r.base64) || r.base64.length % 4 !== 0)) {
+            bad(`${at}.response.reads[${j}]`, "needs text, or base64");
+          }
         });
-        const end = e.response.end;
-        if (end && end.type !== "abort") stamp(end, `${at}.response.end`);
+        const end = response.end;
+        if (end !== undefined) {
+          if (!object(end) || !["end", "error", "abort"].includes(end.type)) bad(`${at}.response.end.type`, "must be end, error or abort");
+          if (end.type === "end") stamp(end, `${at}.response.end`);
+          if (end.type === "error") error(end, `${at}.response.end`);
+        }
       }
     } else if (e.outcome !== undefined) {
       stamp(e.outcome, `${at}.outcome`);
+      if (e.outcome.error !== undefined && (!object(e.outcome.error) || typeof e.outcome.error.message !== "string")) bad(`${at}.outcome.error`, "needs a message");
+    } else if (!(e.type === "tool" && e.cancelled === true)) {
+      bad(`${at}.outcome`, "is required (only a tool call the task cancelled has none)");
     }
   });
   (tape.wakes ?? []).forEach((w, i) => {

@@ -185,6 +185,28 @@ test("a tape that is not one, or from a later clew, is a TypeError with a code",
   assert.throws(() => new Task({ ...options, cassette: { mode: "replay" } }), { code: "CLEW_INVALID_OPTIONS" });
 });
 
+test("a damaged tape is a TypeError naming the place, never a hang or a trap", async () => {
+  const { tape } = await record("anthropic");
+  const request = (t) => t.interactions.find((e) => e.type === "request");
+  const damages = {
+    "response.headers": (t) => { request(t).response.headers = "x"; },
+    "response.status": (t) => { request(t).response.status = 99999; },
+    "reads[0]": (t) => { request(t).response.reads[0] = { n: 1, at: 0, base64: "!!!" }; },
+    "body": (t) => { request(t).body = "hello"; },
+    "call": (t) => { t.interactions.filter((e) => e.type === "request")[1].call = 0; },
+    "outcome": (t) => { delete t.interactions.find((e) => e.type === "ask").outcome; },
+    "response.end": (t) => { request(t).response.end = { n: 1e6, at: 0, type: "error", message: "boom", name: 5 }; },
+    "startedAt": (t) => { t.startedAt = 1e300; },
+    "keeps 999 items": (t) => { t.interactions.filter((e) => e.type === "request")[1].body.messages[0] = { $previous: 999 }; },
+  };
+  for (const [place, damage] of Object.entries(damages)) {
+    const data = structuredClone(tape);
+    damage(data);
+    assert.throws(() => new Task({ ...taskOptions("anthropic"), cassette: { mode: "replay", data } }),
+      (error) => error instanceof TypeError && error.code === "CLEW_INVALID_CASSETTE" && error.message.includes(place), place);
+  }
+});
+
 test("mode auto records without data and replays with it", async () => {
   const options = taskOptions("openai");
   const first = new Task({ ...options, model: { ...options.model, request: memoryModel("openai") }, cassette: { mode: "auto" } });
