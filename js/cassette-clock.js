@@ -99,7 +99,11 @@ export class RecordingSequencer {
       const { deliver, resolve } = this.queue.shift();
       this.clock.time = Math.max(this.clock.time, Date.now());
       const stamp = { n: this.n, at: this.clock.time - this.start };
-      if (deliver(stamp) !== false) this.n++;
+      let used = true;
+      // NOTE: a consumer that went away (a body the task cancelled) throws; the next input
+      // still gets its turn.
+      try { used = deliver(stamp) !== false; } catch {}
+      if (used) this.n++;
       resolve();
       this.busy = false;
       this.#next();

@@ -280,3 +280,18 @@ test("an MCP server's listing and calls are on the tape, and the replay needs no
   assert.ok(replayedSaid.some((m) => m.say === "mcp_server_response" && m.text.includes("is a thread")));
   assert.equal(calls.length, 1);
 });
+
+test("a task aborted mid-stream while recording ends aborted, and its tape says the body was cut", async () => {
+  const log = { messages: [], stored: [] };
+  const options = taskOptions("anthropic", log);
+  let task;
+  const say = (m) => { options.say(m); if (m.say === "text" && m.partial) task.abort("enough"); };
+  task = new Task({ ...options, say, model: { ...options.model, request: memoryModel("anthropic", { pauseMs: 5 }) }, cassette: { mode: "record" } });
+  const outcome = await task.start("Summarise the notes");
+  assert.equal(outcome.status, "aborted");
+  // A read that was on its way when the body was cancelled does not stop the recording.
+  await new Promise((r) => setTimeout(r, 50));
+  const tape = await task.cassette();
+  const request = tape.interactions.find((e) => e.type === "request");
+  assert.equal(request.response.end.type, "abort");
+});
