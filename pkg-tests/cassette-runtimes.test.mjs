@@ -1,6 +1,7 @@
 // clew/cassette beyond Node (issue 31): a tape recorded in Node replays in Chromium (the
 // package's browser entry, by an import map) and in workerd (a Worker bundled as wrangler
-// bundles it, with the tape inlined), to the same outcome, transcript and history as in Node.
+// bundles it, with the tape inlined), to the same outcome, transcript and history as in Node;
+// and a Worker records a tape of its own that replays there to what it recorded.
 import { test, before } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -13,6 +14,7 @@ import { Task } from "clew/cassette";
 import { serve } from "./support/static-server.mjs";
 import { here, packageDir, wranglerOptions, entryFor } from "./support/package-dir.mjs";
 import { memoryModel, taskOptions } from "./support/cassette-task.mjs";
+import { sameRedacted } from "./support/same-redacted.mjs";
 
 const FORMAT = "openai-responses";
 let tape;
@@ -62,20 +64,44 @@ test("a tape recorded in Node replays in Chromium to the same transcript and his
   }
 });
 
-test("a tape recorded in Node, inlined in a Worker, replays in workerd to the same transcript and history", async () => {
+test("a tape recorded in Node, inlined in a Worker, replays in workerd to the same transcript and history; one recorded in workerd replays there", async () => {
   const dir = mkdtempSync(join(here, ".tmp-cassette-worker-"));
   try {
     writeFileSync(join(dir, "tape.json"), JSON.stringify(tape));
     writeFileSync(join(dir, "worker.mjs"), `
       import { Task } from "clew/cassette";
       import tape from "./tape.json";
-      import { taskOptions } from ${JSON.stringify(join(here, "support", "cassette-task.mjs"))};
+      import { macrotask } from ${JSON.stringify(join(packageDir, "cassette-clock.js"))};
+      import { memoryModel, taskOptions } from ${JSON.stringify(join(here, "support", "cassette-task.mjs"))};
+      const FORMAT = ${JSON.stringify(FORMAT)};
+      const run = async (task) => {
+        const outcome = await task.start("Summarise the notes");
+        return { outcome, messages: task.messages, history: task.history };
+      };
       export default {
-        async fetch() {
+        async fetch(request) {
           try {
-            const task = new Task({ ...taskOptions(${JSON.stringify(FORMAT)}), cassette: { mode: "replay", data: tape } });
-            const outcome = await task.start("Summarise the notes");
-            return new Response(JSON.stringify({ outcome, messages: task.messages, history: task.history }));
+            if (new URL(request.url).pathname === "/order") {
+              // Each input's turn is a macrotask: it comes after every microtask already queued.
+              const seen = [];
+              for (let round = 0; round < 3; round++) {
+                await new Promise((done) => {
+                  macrotask(() => { seen.push("turn"); done(); });
+                  let chain = Promise.resolve();
+                  for (let i = 0; i < 20; i++) chain = chain.then(() => seen.push("micro"));
+                });
+              }
+              return Response.json(seen);
+            }
+            if (new URL(request.url).pathname === "/record") {
+              const options = taskOptions(FORMAT);
+              const recorder = new Task({ ...options, model: { ...options.model, request: memoryModel(FORMAT) }, cassette: { mode: "record" } });
+              const recorded = await run(recorder);
+              const own = await recorder.cassette();
+              const replayed = await run(new Task({ ...taskOptions(FORMAT), cassette: { mode: "replay", data: own } }));
+              return Response.json({ recorded, replayed });
+            }
+            return Response.json(await run(new Task({ ...taskOptions(FORMAT), cassette: { mode: "replay", data: tape } })));
           } catch (error) {
             return new Response(String(error && error.stack || error), { status: 500 });
           }
@@ -100,10 +126,22 @@ test("a tape recorded in Node, inlined in a Worker, replays in workerd to the sa
       compatibilityDate: "2025-09-01",
     });
     try {
-      const response = await fetch(await mf.ready);
+      const url = await mf.ready;
+      const response = await fetch(url);
       const text = await response.text();
       assert.equal(response.status, 200, text);
       assert.equal(text, JSON.stringify(expected));
+      const order = await (await fetch(new URL("/order", url))).json();
+      assert.deepEqual(order, Array.from({ length: 3 }, () => [...Array(20).fill("micro"), "turn"]).flat());
+      // Recorded in workerd (its tasks' own timers and bodies), replayed there.
+      const own = await fetch(new URL("/record", url));
+      const ownText = await own.text();
+      assert.equal(own.status, 200, ownText);
+      const { recorded, replayed } = JSON.parse(ownText);
+      assert.deepEqual(recorded.outcome, { status: "completed", result: "The summary is written." });
+      assert.deepEqual(replayed.outcome, recorded.outcome);
+      assert.equal(JSON.stringify(replayed.messages), JSON.stringify(recorded.messages));
+      assert.equal(sameRedacted(recorded.history, replayed.history), null);
     } finally {
       await mf.dispose();
     }

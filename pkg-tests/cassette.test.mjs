@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { Task, fromSse } from "clew/cassette";
 import { memoryModel, taskOptions } from "./support/cassette-task.mjs";
+import { sameRedacted } from "./support/same-redacted.mjs";
 
 const FORMATS = ["anthropic", "openai", "openai-responses", "gemini"];
 const says = (log) => log.messages.filter((m) => m.type === "say");
@@ -25,36 +26,6 @@ async function replay(format, tape, cassette = {}, change = (o) => o) {
   const task = new Task(change({ ...taskOptions(format, log), cassette: { mode: "replay", data: tape, ...cassette } }));
   const outcome = await task.start("Summarise the notes");
   return { task, outcome, log, ms: performance.now() - started };
-}
-
-/**
- * Whether `replayed` is `recorded` with each redacted value (`redacted-<n>`, also inside a
- * string) standing for one recorded value everywhere, and each recorded value for one
- * placeholder: the history a tape gives back is the recorded one, redacted.
- */
-function sameRedacted(recorded, replayed, bound = new Map(), back = new Map(), path = "$") {
-  if (typeof recorded === "string" && typeof replayed === "string" && recorded !== replayed) {
-    const parts = replayed.split(/(redacted-\d+)/);
-    if (parts.length === 1) return `${path}: ${recorded.slice(0, 60)} / ${replayed.slice(0, 60)}`;
-    const pattern = new RegExp("^" + parts.map((p, i) => (i % 2 ? "(.+?)" : p.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))).join("") + "$", "s");
-    const found = recorded.match(pattern);
-    if (!found) return `${path}: ${recorded.slice(0, 60)} / ${replayed.slice(0, 60)}`;
-    for (let j = 1; j < parts.length; j += 2) {
-      const [placeholder, value] = [parts[j], found[(j + 1) / 2]];
-      if ((bound.get(placeholder) ?? value) !== value || (back.get(value) ?? placeholder) !== placeholder) return `${path}: ${placeholder} stands for two values`;
-      bound.set(placeholder, value);
-      back.set(value, placeholder);
-    }
-    return null;
-  }
-  if (replayed && typeof replayed === "object" && recorded && typeof recorded === "object") {
-    for (const key of new Set([...Object.keys(recorded), ...Object.keys(replayed)])) {
-      const d = sameRedacted(recorded[key], replayed[key], bound, back, `${path}.${key}`);
-      if (d) return d;
-    }
-    return null;
-  }
-  return recorded === replayed ? null : `${path}: ${JSON.stringify(recorded)} / ${JSON.stringify(replayed)}`;
 }
 
 for (const format of FORMATS) {
