@@ -152,9 +152,9 @@ export class ReplayingSequencer {
   /**
    * @param {TapeClock} clock
    * @param {number} start the tape's start
-   * @param {{ n: number, at: number, key: string, due?: number, what?: string, run?: { items: { n: number, at: number }[], i: number, to: number } }[]} events
-   *   in order; an event with a `run` stands for `items[i..to)`, consecutive events for one
-   *   consumer (a body's reads), handed over one by one
+   * @param {{ n: number, at: number, key: string, due?: number, what?: string, run?: { reads: { at: number[], piece(i: number): unknown }, i: number, to: number } }[]} events
+   *   in order; an event with a `run` stands for reads `i..to` of a body (consecutive events
+   *   for one consumer), handed over one by one, each as `reads.piece(i)` at `reads.at[i]`
    * @param {number} stallMs real ms the next event may wait for its consumer before `onStall`
    * @param {(event: object) => void} onStall called when the task stopped asking for what comes next
    */
@@ -175,18 +175,24 @@ export class ReplayingSequencer {
     clock.onArm = () => this.#schedule();
   }
 
-  /** What `event` hands over next: itself, or its run's next item. */
-  static item(event) {
-    return event.run ? event.run.items[event.run.i] : event;
+  /** The time (from the start) of what `event` hands over next: itself, or its run's next read. */
+  static at(event) {
+    return event.run ? event.run.reads.at[event.run.i] : event.at;
   }
 
-  /** Hands over `event`'s next item: moves past it, sets the clock to its time. */
+  /** Hands over `event`'s next item (itself, or its run's next read): moves past it, sets the clock to its time. */
   #consume(event) {
-    const item = ReplayingSequencer.item(event);
-    if (!event.run || ++event.run.i === event.run.to) this.next++;
-    this.clock.time = this.start + item.at;
     this.last = event.key;
-    return item;
+    const run = event.run;
+    if (!run) {
+      this.next++;
+      this.clock.time = this.start + event.at;
+      return event;
+    }
+    const i = run.i++;
+    if (run.i === run.to) this.next++;
+    this.clock.time = this.start + run.reads.at[i];
+    return run.reads.piece(i);
   }
 
   /** Waits for the event `key` (a read of a body, a tool's result, …); resolves with it once it is its turn. */
@@ -268,7 +274,7 @@ export class ReplayingSequencer {
     if (this.stopped) return;
     const event = this.events[this.next];
     const timer = this.clock.timer;
-    if (this.byTime && timer && !timer.cleared && (!event || timer.due < this.start + ReplayingSequencer.item(event).at)) {
+    if (this.byTime && timer && !timer.cleared && (!event || timer.due < this.start + ReplayingSequencer.at(event))) {
       this.#watch(null);
       this.clock.time = Math.max(this.clock.time, timer.due);
       this.clock.timer = null;

@@ -4,7 +4,7 @@
 
 /** The format's name and the version this release writes (and the newest it reads). */
 export const FORMAT = "clew-cassette";
-export const VERSION = 1;
+export const VERSION = 2;
 
 /** A `TypeError` with a `code`, like the rest of the package's argument errors. */
 export function tapeError(code, message) {
@@ -16,24 +16,114 @@ export function tapeError(code, message) {
 const encoder = new TextEncoder();
 const strict = new TextDecoder("utf-8", { fatal: true });
 
-/** A read as the tape keeps it: `text` when its bytes are UTF-8 on their own, else `base64`. */
+/** Bytes as a binary string (one char per byte). */
+const binary = (bytes) => {
+  let s = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return s;
+};
+
+/** A binary string's bytes. */
+const unbinary = (text) => {
+  const bytes = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+  return bytes;
+};
+
+/** Bytes as the tape keeps them: `text` when they are UTF-8, else `base64`. */
 export function readOf(bytes) {
   try {
     return { text: strict.decode(bytes) };
   } catch {
-    let binary = "";
-    for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-    return { base64: btoa(binary) };
+    return { base64: btoa(binary(bytes)) };
   }
 }
 
-/** A tape read's bytes. */
+/** The bytes of a tape's `{ text }` or `{ base64 }`. */
 export function bytesOf(read) {
-  if (typeof read.text === "string") return encoder.encode(read.text);
-  const binary = atob(read.base64);
-  const bytes = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return typeof read.text === "string" ? encoder.encode(read.text) : unbinary(atob(read.base64));
+}
+
+/** A body's reads as one array. */
+export function concat(chunks) {
+  const bytes = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  let at = 0;
+  for (const chunk of chunks) { bytes.set(chunk, at); at += chunk.length; }
   return bytes;
+}
+
+/**
+ * One buffer for the text bodies of `responses` (version 2), each slot its reads' total
+ * length: encoding them into it is several times quicker than one `encode` each. Gives each
+ * response's slot (undefined for a body that goes its own way).
+ */
+export function bodyPool(responses) {
+  const slots = new Map();
+  let total = 0;
+  for (const response of responses) {
+    if (Array.isArray(response.reads) || typeof response.text !== "string") continue;
+    let size = 0;
+    for (const length of response.reads.bytes) size += length;
+    // NOTE: a body that cannot be that long is left to `BodyReads` to report.
+    if (size > response.text.length * 3) continue;
+    slots.set(response, [total, size]);
+    total += size;
+  }
+  const pool = new Uint8Array(total);
+  return (response) => {
+    const slot = slots.get(response);
+    return slot && pool.subarray(slot[0], slot[0] + slot[1]);
+  };
+}
+
+/**
+ * A replayed body's reads. The tape keeps a body whole (`text`, or `base64` when it is not
+ * UTF-8) with its reads' orders, times and byte lengths side by side (`reads: { n, at,
+ * bytes }`, version 2); version 1 kept each read as an object of its own. `piece(i)` is read
+ * `i`'s bytes. (Bytes, not text: the task's read loop copies bytes into the wasm with one
+ * `set`, where text is encoded character by character.)
+ */
+export class BodyReads {
+  /**
+   * @param {object} response a response of the tape (checked by `readTape`)
+   * @param {string} where its place, for the error when its reads do not add up to its body
+   * @param {Uint8Array} [into] where to encode a text body (see `bodyPool`)
+   */
+  constructor(response, where, into) {
+    const reads = response.reads;
+    if (Array.isArray(reads)) {
+      this.n = reads.map((r) => r.n);
+      this.at = reads.map((r) => r.at);
+      this.list = reads;
+      return;
+    }
+    this.n = reads.n;
+    this.at = reads.at;
+    this.ends = [];
+    let end = 0;
+    for (const length of reads.bytes) this.ends.push(end += length);
+    const text = response.text;
+    if (into && into.length === end && typeof text === "string") {
+      const { read, written } = encoder.encodeInto(text, into);
+      this.bytes = read === text.length && written === end ? into : null;
+    } else {
+      this.bytes = bytesOf(response);
+      if (this.bytes.length !== end) this.bytes = null;
+    }
+    if (!this.bytes) {
+      throw tapeError("CLEW_INVALID_CASSETTE", `the cassette's ${where}.reads.bytes add up to ${end} bytes, the body has ${bytesOf(response).length}`);
+    }
+  }
+
+  get length() {
+    return this.n.length;
+  }
+
+  /** Read `i`: a view of the body's bytes (the task copies what it reads; nothing keeps or transfers it). */
+  piece(i) {
+    if (this.list) return bytesOf(this.list[i]);
+    return this.bytes.subarray(i ? this.ends[i - 1] : 0, this.ends[i]);
+  }
 }
 
 // ---- canonical JSON and digest ----
@@ -132,46 +222,39 @@ function replaceSecrets(value, map, extra, path = "$") {
 const MEMBER = /"(\w+)"\s*:\s*"((?:[^"\\]|\\.)*)"/g;
 
 /**
- * Rewrites a body's reads with each secret `map` holds replaced where it is the value of a
- * secret key, over the whole body: a value cut between two reads is replaced in the first,
- * so the reads keep their number and roughly their boundaries.
+ * A response with each secret `map` holds replaced in its body where it is the value of a
+ * secret key; a read boundary inside a replaced value moves to the value's end, so the reads
+ * keep their number and roughly their boundaries.
  */
-function redactReads(reads, map) {
-  if (!map.size || !reads.length) return reads;
-  const binary = (bytes) => { let s = ""; for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000)); return s; };
-  const toBytes = (text) => { const b = new Uint8Array(text.length); for (let j = 0; j < text.length; j++) b[j] = text.charCodeAt(j); return b; };
-  const parts = reads.map((r) => binary(bytesOf(r)));
-  const whole = parts.join("");
+function redactBody(response, map) {
+  if (!map.size || !response.reads.bytes.length) return response;
+  const whole = binary(bytesOf(response));
   const hits = [];
   for (const match of whole.matchAll(MEMBER)) {
     if (!SECRET_KEYS.has(match[1])) continue;
     let value;
-    try { value = JSON.parse(`"${new TextDecoder().decode(toBytes(match[2]))}"`); } catch { continue; }
+    try { value = JSON.parse(`"${new TextDecoder().decode(unbinary(match[2]))}"`); } catch { continue; }
     const to = map.get(value);
     if (to === undefined) continue;
     const end = match.index + match[0].length - 1;
-    hits.push([end - match[2].length, end, to]);
+    hits.push({ from: end - match[2].length, to: end, text: binary(encoder.encode(to)) });
   }
-  if (!hits.length) return reads;
-  const out = [];
-  let start = 0, hit = 0;
-  for (const [i, part] of parts.entries()) {
-    const end = start + part.length;
-    let text = "", at = start;
-    while (at < end) {
-      while (hit < hits.length && hits[hit][1] <= at) hit++;
-      const next = hits[hit];
-      if (next && next[0] <= at) { at = next[1]; continue; }
-      const stop = next && next[0] < end ? next[0] : end;
-      text += whole.slice(at, stop);
-      at = stop;
-      if (next && next[0] === at && at < end) { text += binary(encoder.encode(next[2])); at = next[1]; }
-    }
-    const { n, at: time } = reads[i];
-    out.push({ n, at: time, ...readOf(toBytes(text)) });
-    start = end;
+  if (!hits.length) return response;
+  let text = "", at = 0;
+  for (const hit of hits) { text += whole.slice(at, hit.from) + hit.text; at = hit.to; }
+  text += whole.slice(at);
+  const lengths = [];
+  let end = 0, moved = 0, h = 0, last = 0;
+  for (const length of response.reads.bytes) {
+    end += length;
+    while (h < hits.length && hits[h].to <= end) { moved += hits[h].text.length - (hits[h].to - hits[h].from); h++; }
+    const inside = h < hits.length && hits[h].from < end;
+    const now = inside ? hits[h].from + moved + hits[h].text.length : end + moved;
+    lengths.push(now - last);
+    last = now;
   }
-  return out;
+  const { text: _, base64: __, ...rest } = response;
+  return { ...rest, ...readOf(unbinary(text)), reads: { ...response.reads, bytes: lengths } };
 }
 
 /**
@@ -194,8 +277,7 @@ export async function redactTape(tape, { apiKey, redact = [], ignore = [] }) {
   for (const entry of tape.interactions) {
     if (entry.type === "request") {
       collectSecrets(entry.body, found, extra);
-      const reads = entry.response?.reads ?? [];
-      const text = reads.map((r) => decoder.decode(bytesOf(r), { stream: true })).join("") + decoder.decode();
+      const text = entry.response ? decoder.decode(bytesOf(entry.response)) : "";
       for (const event of bodyEvents(text)) collectSecrets(event, found, () => false);
       // NOTE: an event cut by a failed body does not parse; its complete values still go.
       for (const [, key, raw] of text.matchAll(MEMBER)) {
@@ -212,7 +294,7 @@ export async function redactTape(tape, { apiKey, redact = [], ignore = [] }) {
     const body = replaceSecrets(entry.body, map, extra);
     const out = { ...entry, body: shareWith(previous, body), digest: await requestDigest(body, ignored) };
     if (body !== null) previous = body;
-    if (entry.response) out.response = { ...entry.response, reads: redactReads(entry.response.reads, map) };
+    if (entry.response) out.response = redactBody(entry.response, map);
     interactions.push(out);
   }
   return { ...tape, interactions };
@@ -409,6 +491,27 @@ export function firstDifference(recorded, actual, ignored, bindings, path = "$")
 
 // ---- checking a tape ----
 
+const isBase64 = (v) => typeof v === "string" && v.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(v);
+
+/**
+ * Checks a version 2 response's body (`text` or `base64`) and its reads' columns. (That the
+ * reads add up to the body is checked by `BodyReads`, which has its bytes.)
+ */
+function checkReads(response, where, bad) {
+  if (typeof response.text !== "string" && !isBase64(response.base64)) bad(where, "needs the body as text, or base64");
+  const reads = response.reads;
+  if (!reads || typeof reads !== "object" || !["n", "at", "bytes"].every((k) => Array.isArray(reads[k]))) {
+    bad(`${where}.reads`, "must be { n, at, bytes }, three arrays");
+  }
+  const count = reads.n.length;
+  if (reads.at.length !== count || reads.bytes.length !== count) bad(`${where}.reads`, "needs n, at and bytes of one length");
+  for (let j = 0; j < count; j++) {
+    const n = reads.n[j], at = reads.at[j], bytes = reads.bytes[j];
+    if (!Number.isSafeInteger(n) || n < 0 || !Number.isFinite(at) || at < 0 || at > 1e15) bad(`${where}.reads[${j}]`, "needs an order n and a time at (ms from the start)");
+    if (!Number.isSafeInteger(bytes) || bytes < 0) bad(`${where}.reads.bytes[${j}]`, "must be a byte count");
+  }
+}
+
 /** Checks a tape (object or JSON text) before replaying it; a `TypeError` naming the place if it is not one. */
 export function readTape(data) {
   let tape = data;
@@ -454,13 +557,15 @@ export function readTape(data) {
         if (response.headers !== undefined && (!object(response.headers) || Object.values(response.headers).some((v) => typeof v !== "string"))) {
           bad(`${at}.response.headers`, "must be an object of strings");
         }
-        if (!Array.isArray(response.reads)) bad(`${at}.response.reads`, "must be an array");
-        response.reads.forEach((r, j) => {
-          stamp(r, `${at}.response.reads[${j}]`);
-          if (typeof r.text !== "string" && (typeof r.base64 !== "string" || !/^[A-Za-z0-9+/]*={0,2}$/.test(r.base64) || r.base64.length % 4 !== 0)) {
-            bad(`${at}.response.reads[${j}]`, "needs text, or base64");
-          }
-        });
+        if (tape.version === 1) {
+          if (!Array.isArray(response.reads)) bad(`${at}.response.reads`, "must be an array");
+          response.reads.forEach((r, j) => {
+            stamp(r, `${at}.response.reads[${j}]`);
+            if (typeof r.text !== "string" && !isBase64(r.base64)) bad(`${at}.response.reads[${j}]`, "needs text, or base64");
+          });
+        } else {
+          checkReads(response, `${at}.response`, bad);
+        }
         const end = response.end;
         if (end !== undefined) {
           if (!object(end) || !["end", "error", "abort"].includes(end.type)) bad(`${at}.response.end.type`, "must be end, error or abort");
@@ -512,10 +617,8 @@ export function tapeFromSse(body, { format, id = "", status = 200, contentType =
     }
     if (from < bytes.length) pieces.push(bytes.subarray(from));
   }
-  let n = 0;
-  const response = { n: n++, at: 0, status, headers: { "content-type": contentType }, reads: [] };
-  for (const piece of pieces) response.reads.push({ n: n++, at: 0, ...readOf(piece) });
-  response.end = { n: n++, at: 0, type: "end" };
+  const reads = { n: pieces.map((_, i) => i + 1), at: pieces.map(() => 0), bytes: pieces.map((p) => p.length) };
+  const response = { n: 0, at: 0, status, headers: { "content-type": contentType }, ...readOf(bytes), reads, end: { n: pieces.length + 1, at: 0, type: "end" } };
   return {
     format: FORMAT, version: VERSION, clew, model: { format, id }, startedAt,
     interactions: [{ type: "request", call: 0, at: 0, body: null, digest: null, response }],

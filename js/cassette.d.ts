@@ -45,8 +45,15 @@ export interface CassetteStamp {
   at: number;
 }
 
-/** A body read: its bytes as text when they are UTF-8 on their own, else base64. */
-export type CassetteRead = CassetteStamp & ({ text: string } | { base64: string });
+/**
+ * A body's reads, side by side: each read's place in the order (`n`), its time in ms from the
+ * task's start (`at`) and its length in bytes (`bytes`), which add up to the body.
+ */
+export interface CassetteReads {
+  n: number[];
+  at: number[];
+  bytes: number[];
+}
 
 /** A model request and its response. */
 export interface CassetteRequest {
@@ -70,7 +77,11 @@ export interface CassetteRequest {
     headers: Record<string, string>;
     /** The request callback gave a bare stream rather than a `Response`. */
     stream?: boolean;
-    reads: CassetteRead[];
+    /** The whole body as it arrived: `text` when it is UTF-8, else `base64`. */
+    text?: string;
+    base64?: string;
+    /** How it arrived, read by read (version 1 kept a list of `{ n, at, text | base64 }`, still read). */
+    reads: CassetteReads;
     /** How the body ended; `abort` when the task cancelled it. */
     end?: (CassetteStamp & { type: "end" }) | (CassetteStamp & { type: "error"; message: string; name: string }) | { type: "abort" };
   };

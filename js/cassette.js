@@ -7,7 +7,7 @@
 import { Task as BaseTask, ClewTaskError, buildRequest } from "clew";
 import { TapeClock, RecordingSequencer, ReplayingSequencer } from "./cassette-clock.js";
 import {
-  FORMAT, VERSION, PLACEHOLDER, tapeError, readOf, bytesOf, pathMatcher, redactTape, firstDifference, readTape, tapeFromSse, requestDigest, RequestBodies,
+  FORMAT, VERSION, PLACEHOLDER, tapeError, readOf, concat, BodyReads, bodyPool, pathMatcher, redactTape, firstDifference, readTape, tapeFromSse, requestDigest, RequestBodies,
 } from "./cassette-tape.js";
 
 export { tapeFromSse as fromSse };
@@ -95,7 +95,7 @@ function keptHeaders(response) {
 }
 
 /** What a replayed event is, for messages. */
-const whatOf = (event) => event.what ?? `a read of request ${event.key.slice(5)}'s body (order ${ReplayingSequencer.item(event).n})`;
+const whatOf = (event) => event.what ?? `a read of request ${event.key.slice(5)}'s body (order ${event.run.reads.n[event.run.i]})`;
 
 /**
  * The bodies' reads as runs: each run is reads of one body with no other event between them
@@ -103,18 +103,20 @@ const whatOf = (event) => event.what ?? `a read of request ${event.key.slice(5)}
  */
 function readRuns(bodies, others) {
   const ns = others.map((e) => e.n).sort((a, b) => a - b);
-  const before = (n) => {
-    let lo = 0, hi = ns.length;
-    while (lo < hi) { const mid = (lo + hi) >> 1; if (ns[mid] < n) lo = mid + 1; else hi = mid; }
-    return lo;
-  };
   const runs = [];
   for (const { key, reads } of bodies) {
-    let from = 0;
-    for (let j = 1; j <= reads.length; j++) {
-      if (j < reads.length && before(reads[j].n) === before(reads[j - 1].n)) continue;
-      runs.push({ key, n: reads[from].n, run: { items: reads, i: from, to: j } });
+    const n = reads.n;
+    // NOTE: `before` counts the other events ordered before the read looked at; a body's
+    // reads come in order, so it only moves forward.
+    let before = 0;
+    const count = (at) => { while (before < ns.length && ns[before] < at) before++; return before; };
+    let from = 0, last = count(n[0]);
+    for (let j = 1; j <= n.length; j++) {
+      const now = j < n.length ? count(n[j]) : -1;
+      if (now === last) continue;
+      runs.push({ key, n: n[from], run: { reads, i: from, to: j } });
       from = j;
+      last = now;
     }
   }
   return runs;
@@ -139,6 +141,8 @@ class Recording {
     };
     if (cassette.meta !== undefined) this.tape.meta = plain(cassette.meta);
     this.calls = { request: 0, tool: 0, ask: 0, mcp: 0 };
+    /** Each recorded response's body, read by read. */
+    this.bodies = new Map();
     this.options = {
       ...options,
       clock: this.clock.options(),
@@ -158,7 +162,13 @@ class Recording {
   }
 
   async document() {
-    return redactTape(structuredClone(this.tape), { apiKey: this.apiKey, ...this.tape.redaction });
+    // NOTE: each body is kept whole, its reads as columns of their orders, times and lengths.
+    const interactions = this.tape.interactions.map((entry) => {
+      if (!entry.response) return entry;
+      const { reads, end, ...response } = entry.response;
+      return { ...entry, response: { ...response, ...readOf(concat(this.bodies.get(entry.response))), reads, ...(end && { end }) } };
+    });
+    return redactTape(structuredClone({ ...this.tape, interactions }), { apiKey: this.apiKey, ...this.tape.redaction });
   }
 
   #entry(type, fields) {
@@ -186,7 +196,9 @@ class Recording {
     }
     const isStream = typeof response?.getReader === "function";
     const source = isStream ? response : response?.body;
-    const recorded = { status: isStream ? 200 : response?.status ?? 0, headers: isStream ? {} : keptHeaders(response), stream: isStream, reads: [] };
+    const recorded = { status: isStream ? 200 : response?.status ?? 0, headers: isStream ? {} : keptHeaders(response), stream: isStream, reads: { n: [], at: [], bytes: [] } };
+    const chunks = [];
+    this.bodies.set(recorded, chunks);
     await this.sequencer.input((stamp) => { entry.response = Object.assign(recorded, stamp); });
     if (!source || typeof source.getReader !== "function") return response;
     const reader = source.getReader();
@@ -207,7 +219,10 @@ class Recording {
             controller.close();
           } else {
             const bytes = result.value instanceof Uint8Array ? result.value : new Uint8Array(result.value);
-            recorded.reads.push({ ...stamp, ...readOf(bytes) });
+            recorded.reads.n.push(stamp.n);
+            recorded.reads.at.push(stamp.at);
+            recorded.reads.bytes.push(bytes.length);
+            chunks.push(bytes.slice());
             controller.enqueue(bytes);
           }
         });
@@ -291,10 +306,9 @@ class Recording {
  * closures: nothing is made per read but the chunk.)
  */
 class ReplayedBody {
-  constructor(sequencer, key, ok, past) {
+  constructor(sequencer, key, past) {
     this.sequencer = sequencer;
     this.key = key;
-    this.ok = ok;
     this.past = past;
     this.controller = null;
     this.hand = this.hand.bind(this);
@@ -303,18 +317,17 @@ class ReplayedBody {
   pull(controller) {
     this.controller = controller;
     const now = this.sequencer.takeNow(this.key);
-    if (now) return this.hand(now);
+    if (now !== null) return this.hand(now);
     if (!this.sequencer.ahead(this.key)) return this.past();
     return this.sequencer.take(this.key).then(this.hand);
   }
 
+  /** Hands over a read (its bytes) or the body's end. */
   hand(event) {
     const controller = this.controller;
-    if (event.type === "end") controller.close();
-    else if (event.type === "error") controller.error(rethrow(event));
-    // NOTE: the task's read loop takes text as its UTF-8 (one copy fewer than bytes); an
-    // error body is read as bytes.
-    else controller.enqueue(typeof event.text === "string" && this.ok ? event.text : bytesOf(event));
+    if (event instanceof Uint8Array) controller.enqueue(event);
+    else if (event.type === "end") controller.close();
+    else controller.error(rethrow(event));
   }
 
   cancel() {
@@ -338,14 +351,16 @@ class Replaying {
     this.entries = { request: [], tool: [], ask: [], mcp: [] };
     const events = [];
     const bodies = [];
-    for (const entry of tape.interactions) {
+    const slot = bodyPool(tape.interactions.filter((e) => e.response).map((e) => e.response));
+    for (const [index, entry] of tape.interactions.entries()) {
       this.entries[entry.type][entry.call] = entry;
       const key = `${entry.type}#${entry.call}`;
       if (entry.type === "request") {
         if (entry.error) events.push({ ...entry.error, key, what: `the error of request ${entry.call}` });
         else {
           events.push({ ...entry.response, key, what: `the response to request ${entry.call}` });
-          if (entry.response.reads.length) bodies.push({ key: `body#${entry.call}`, reads: entry.response.reads });
+          const reads = new BodyReads(entry.response, `interactions[${index}].response`, slot(entry.response));
+          if (reads.length) bodies.push({ key: `body#${entry.call}`, reads });
           if (entry.response.end && entry.response.end.type !== "abort") {
             events.push({ ...entry.response.end, key: `body#${entry.call}`, what: `the end of request ${entry.call}'s body` });
           }
@@ -445,8 +460,7 @@ class Replaying {
     const bodyKey = `body#${entry.call}`;
     const sequencer = this.sequencer;
     const past = () => this.fail("CLEW_CASSETTE_EXHAUSTED", `the task read request ${entry.call}'s body past its recorded end`);
-    const ok = entry.response.status >= 200 && entry.response.status < 300;
-    const stream = new ReadableStream(new ReplayedBody(sequencer, bodyKey, ok, past), { highWaterMark: 0 });
+    const stream = new ReadableStream(new ReplayedBody(sequencer, bodyKey, past), { highWaterMark: 0 });
     init?.signal?.addEventListener?.("abort", () => sequencer.drop(bodyKey), { once: true });
     const response = entry.response;
     return response.stream ? stream : new Response(stream, { status: response.status, headers: response.headers ?? {} });

@@ -1,6 +1,6 @@
 // Calls into user functions that report whether they threw instead of throwing into wasm
-// (src/wasm/js_call.rs, src/wasm/driver/persist.rs): `clew_try` and `clew_tried`, and
-// `options.persist` called the same way.
+// (src/wasm/js_call.rs, src/wasm/driver/persist.rs): `clew_try` and `clew_tried`, the
+// task's clock, and `options.persist` called the same way.
 
 // `f.call(self, a, b)`: whether it returned, and `clew_tried()` gives what it returned or
 // threw (two calls without a string crossing, cheaper than reading an `{ ok, value }`).
@@ -12,6 +12,11 @@ export function clew_tried() {
   const value = tried;
   tried = undefined;
   return value;
+}
+
+// `options.clock.now()` as a number: NaN when it returns anything else or throws.
+export function clew_time(now) {
+  try { const time = now(); return typeof time === "number" ? time : NaN; } catch { return NaN; }
 }
 
 // Calls `options.persist(changes, { reason, wakeAt? })` as `clew_try` calls (the outcome

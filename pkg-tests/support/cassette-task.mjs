@@ -2,7 +2,8 @@
 // written here by hand: native calls with ids (a read-only tool that runs at once, a write
 // that asks for approval, the completion), a 529 before a round, and a body that fails in the
 // middle of a reply. `model.request` answers from memory, each body in several reads with a
-// few real milliseconds between them.
+// few real milliseconds between them. The texts have characters of 2 and 3 bytes, so a read
+// may end inside one.
 import { responsesReply, geminiReply } from "./providers-replies.mjs";
 
 const data = (value) => `data: ${JSON.stringify(value)}\n\n`;
@@ -48,9 +49,9 @@ function rounds(format) {
   const reply = REPLIES[format];
   const call = (n, name, args) => ({ id: `call_${format.length}${n}Zq`, name, args });
   return [
-    { body: reply({ round: 1, text: "Reading the notes first.", call: call(1, "read_file", { path: "notes.md" }) }) },
+    { body: reply({ round: 1, text: "Reading the notes first — café ✓.", call: call(1, "read_file", { path: "notes.md" }) }) },
     { status: 529, body: JSON.stringify({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } }) },
-    { body: reply({ round: 2, text: "Writing the summary now.", call: call(2, "write_file", { path: "summary.md", content: "two notes" }) }) },
+    { body: reply({ round: 2, text: "Writing the summary (résumé) now.", call: call(2, "write_file", { path: "summary.md", content: "two notes" }) }) },
     { body: reply({ round: 3, text: "Almost there, checking one thing.", call: call(3, "read_file", { path: "summary.md" }) }), failAfter: 3 },
     { body: reply({ round: 4, text: "All done here.", call: call(4, "attempt_completion", { result: "The summary is written." }) }) },
   ];

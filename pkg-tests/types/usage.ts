@@ -120,6 +120,8 @@ async function run(): Promise<void> {
   const recorder = new TapedTask({ model: settings, cassette: { mode: "record", redact: ["$.metadata.user_id"] } });
   await recorder.start("go");
   const tape: Cassette = await recorder.cassette();
+  const first = tape.interactions[0];
+  if (first?.type === "request" && first.response) { const lengths: number[] = first.response.reads.bytes; const body: string | undefined = first.response.text; void lengths; void body; }
   const replay: CassetteOptions = { mode: "replay", data: tape, tools: "live", onDivergence: "warn", stallMs: 0 };
   const replayed: TaskOutcome = await new TapedTask({ model: settings, cassette: replay }).start("go"); void replayed;
   const imported: Cassette = fromSse("data: {}\n\n", { format: "openai" }); void imported;

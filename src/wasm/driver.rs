@@ -18,7 +18,7 @@ use wasm_bindgen::prelude::*;
 use web_sys::AbortController;
 
 use super::js_call::{
-    abort_controller, call, call_with, error_message, now, settle, spawn, swallow, NO_ABORT_CONTROLLER,
+    abort_controller, call, call_with, clew_time, error_message, now, settle, spawn, swallow, NO_ABORT_CONTROLLER,
 };
 use super::task_convert::{
     answer_from_js, hook_from_js, message_to_js, outcome_to_js, params_to_js, tool_output_from_js,
@@ -81,8 +81,8 @@ impl Driver {
     // NOTE: not inlined into each of `handle`'s many instances.
     #[inline(never)]
     pub(super) fn now(&self) -> u64 {
-        let clock = self.callbacks.borrow().as_ref().and_then(|c| c.clock.as_ref().map(|(now, _)| now.clone()));
-        task_time(clock.as_ref())
+        let clock = self.callbacks.borrow().as_ref().and_then(|c| c.clock.as_ref().map(|(now, _)| Rc::clone(now)));
+        task_time(clock.as_deref())
     }
 
     /// Runs `event` on the machine, then performs the effects it produced.
@@ -356,7 +356,7 @@ impl Driver {
 /// finite number reads as the host's clock), else the host's.
 pub(super) fn task_time(clock: Option<&Function>) -> u64 {
     clock
-        .and_then(|clock| call(clock, &JsValue::UNDEFINED).ok()?.as_f64())
+        .map(clew_time)
         .filter(|t| t.is_finite())
         .map_or_else(now, |t| t.max(0.0) as u64)
 }

@@ -32,6 +32,10 @@ extern "C" {
 
     /// What the last [`clew_try`] returned or threw.
     pub(super) fn clew_tried() -> JsValue;
+
+    /// `now()` when it returns a number; NaN when it returns anything else or throws (one
+    /// crossing: the driver reads the task's clock for every input it handles).
+    pub(super) fn clew_time(now: &Function) -> f64;
 }
 
 /// Runs `future` on the JS microtask queue. Boxed, so that one copy of the task machinery

@@ -208,7 +208,7 @@ impl Task {
         build: impl FnOnce(crate::core::agent::TaskConfig, u64) -> Result<Machine, SnapshotError>,
     ) -> Result<Self, JsValue> {
         let options = task_options::read(options)?;
-        let now = super::driver::task_time(options.callbacks.clock.as_ref().map(|(now, _)| now));
+        let now = super::driver::task_time(options.callbacks.clock.as_ref().map(|(now, _)| &**now));
         let machine = build(options.config, now).map_err(snapshot_error)?;
         Ok(Self::with_driver(machine, options.callbacks, options.model))
     }

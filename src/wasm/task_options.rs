@@ -6,6 +6,8 @@
 //! proxy of the user's object runs inside wasm, and every decision about an option is the
 //! core's.
 
+use std::rc::Rc;
+
 use js_sys::{Array, Function};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -38,8 +40,9 @@ pub(super) struct Callbacks {
     /// The MCP servers' glue's `list` (catalog JSON, or "" when nothing changed), when the
     /// task has servers.
     pub(super) mcp_list: Option<Function>,
-    /// `options.clock`: `now`, and `setTimeout` with `clearTimeout` when given.
-    pub(super) clock: Option<(Function, Option<(Function, Function)>)>,
+    /// `options.clock`: `now` (shared: the driver reads it for every input without copying
+    /// the function across the boundary), and `setTimeout` with `clearTimeout` when given.
+    pub(super) clock: Option<(Rc<Function>, Option<(Function, Function)>)>,
 }
 
 /// Everything `new Task(options)` reads, with the user's functions.
@@ -92,7 +95,7 @@ pub(super) fn read(options: &JsValue) -> Result<JsTaskOptions, JsValue> {
         mcp_list: method("list"),
         clock: slots.clock.and_then(|clock| {
             let timers = clock.timers.and_then(|(set, clear)| Some((function(Some(set))?, function(Some(clear))?)));
-            Some((function(Some(clock.now))?, timers))
+            Some((Rc::new(function(Some(clock.now))?), timers))
         }),
     };
     Ok(JsTaskOptions { config: options.config, model: options.model, callbacks })
