@@ -1,90 +1,71 @@
-// The Task class of the installed package in Node: whole tasks against a local HTTP server
-// that serves recorded and generated SSE for both providers, through the built-in fetch.
+// The Task class of the installed package in Node: whole multi-round tasks replayed from
+// their tapes (support/task-tapes.mjs), one against a local HTTP server through the built-in
+// fetch, and single behaviours with scripted bodies.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Task } from "clew";
-import { anthropicReply, fixture, openaiReply, startModelServer } from "./support/sse-server.mjs";
+import { Task as TapedTask } from "clew/cassette";
+import { startModelServer } from "./support/sse-server.mjs";
+import { TASK_TAPES, taskTape } from "./support/task-tapes.mjs";
 
-function tools(log) {
-  const tool = (name) => ({
-    name,
-    description: `${name} a path`,
-    readOnly: true,
-    parameters: [{ name: "path", description: "where", required: true }],
-    execute: async ({ path }, { signal, taskId }) => {
-      assert.ok(signal && typeof taskId === "string");
-      log.push(`${name} ${path}`);
-      return `${name} of ${path}: ok`;
-    },
-  });
-  return [tool("read_file"), tool("list_files")];
+/** Replays the checked-in tape of the task `name` (support/task-tapes.mjs), tools live. */
+async function replayTask(name) {
+  const log = [];
+  const messages = [];
+  const scenario = TASK_TAPES[name];
+  const tape = await taskTape(name);
+  const task = new TapedTask({ ...scenario.options({ log, messages }), cassette: { mode: "replay", data: tape, tools: "live" } });
+  const outcome = await task.start(scenario.text);
+  return { outcome, task, log, messages, tape };
+}
+
+/** The ids of the calls an assistant message makes and of the results that answer them, in the history. */
+function callPairs(history) {
+  const calls = history.flatMap((m) => (Array.isArray(m.content) ? m.content : []).filter((b) => b.type === "tool_use").map((b) => b.id))
+    .concat(history.flatMap((m) => (m.tool_calls ?? []).map((c) => c.id)));
+  const results = history.flatMap((m) => (Array.isArray(m.content) ? m.content : []).filter((b) => b.type === "tool_result").map((b) => b.tool_use_id))
+    .concat(history.filter((m) => m.role === "tool").map((m) => m.tool_call_id));
+  return { calls, results };
 }
 
 test("an Anthropic task: native tool call from a recorded stream, a mid-stream overload retried, then completion", async () => {
-  const server = await startModelServer({
-    "/v1/messages": [
-      fixture("anthropic-thinking-tool.sse"),
-      fixture("anthropic-overloaded.sse"),
-      anthropicReply("All set.", { id: "toolu_end", name: "attempt_completion", input: { result: "config read" } }),
-    ],
-  });
-  try {
-    const log = [];
-    const messages = [];
-    const task = new Task({
-      model: { format: "anthropic", id: "claude-test", apiKey: "sk-test", baseUrl: server.url, info: { inputPrice: 3, outputPrice: 15 } },
-      tools: tools(log),
-      toolCalling: "native",
-      autoApprove: { readOnly: true },
-      retry: { baseDelayMs: 10 },
-      say: (m) => messages.push(m),
-      ask: (m) => (m.partial ? undefined : { response: "yesButtonClicked" }),
-    });
-    const outcome = await task.start("read the config");
-    assert.deepEqual(outcome, { status: "completed", result: "config read" });
-    assert.deepEqual(log, ["read_file src/config.ts"]);
-    const second = server.received[1].body;
-    const results = second.messages.at(-1).content.filter((b) => b.type === "tool_result");
-    assert.equal(results[0].tool_use_id, "toolu_01A", "the result answers the provider's call id");
-    assert.ok(second.tools.some((t) => t.name === "read_file"), "native mode sends tool definitions");
-    assert.equal(server.received[0].headers["x-api-key"], "sk-test");
-    const ts = messages.map((m) => m.ts);
-    assert.ok(messages.some((m) => m.say === "error_retry"), "the overload was retried");
-    const finals = new Map();
-    for (const m of messages) finals.set(m.ts, m);
-    assert.ok([...finals.values()].every((m) => m.partial !== true), "every message ends final: " + JSON.stringify([...finals.values()].filter((m) => m.partial)));
-    assert.ok(ts.every((t, i) => i === 0 || t >= ts[i - 1] || finals.has(t)));
-    assert.ok(task.usage.totalCost > 0 && task.usage.requests === 3);
-  } finally {
-    await server.close();
-  }
+  const { outcome, task, log, messages, tape } = await replayTask("anthropic-native-overload");
+  assert.deepEqual(outcome, { status: "completed", result: "config read" });
+  assert.deepEqual(log, ["read_file src/config.ts"]);
+  const { calls, results } = callPairs(task.history);
+  assert.deepEqual(results, calls.slice(0, 1), "the result answers the provider's call id");
+  const requests = tape.interactions.filter((e) => e.type === "request");
+  assert.ok(requests[0].body.tools.some((t) => t.name === "read_file"), "native mode sends tool definitions");
+  const ts = messages.map((m) => m.ts);
+  assert.ok(messages.some((m) => m.say === "error_retry"), "the overload was retried");
+  const finals = new Map();
+  for (const m of messages) finals.set(m.ts, m);
+  assert.ok([...finals.values()].every((m) => m.partial !== true), "every message ends final: " + JSON.stringify([...finals.values()].filter((m) => m.partial)));
+  assert.ok(ts.every((t, i) => i === 0 || t >= ts[i - 1] || finals.has(t)));
+  assert.ok(task.usage.totalCost > 0 && task.usage.requests === 3);
 });
 
-test("an OpenAI task: two native calls in one recorded reply run in parallel mode, XML completion", async () => {
-  const server = await startModelServer({
-    "/chat/completions": [
-      fixture("openai-tools.sse"),
-      { status: 429, body: JSON.stringify({ error: { type: "rate_limit_error", message: "slow down" } }), headers: { "retry-after": "0" } },
-      openaiReply("Done.\n<attempt_completion>\n<result>listed and read</result>\n</attempt_completion>"),
-    ],
-  });
+test("an OpenAI task: two native calls in one recorded reply run in parallel mode, a 429 retried, XML completion", async () => {
+  const { outcome, task, log, tape } = await replayTask("openai-parallel-429");
+  assert.equal(outcome.status, "completed", JSON.stringify(outcome));
+  assert.deepEqual(log, ["read_file a.md", "list_files src"]);
+  const { calls, results } = callPairs(task.history);
+  assert.equal(calls.length, 2);
+  assert.deepEqual(results, calls, "each result answers its call, in order");
+  assert.equal(task.history.length, 4);
+  assert.ok(tape.interactions.some((e) => e.response?.status === 429 && e.response.headers["retry-after"] === "0"));
+});
+
+test("the HTTP requests of a task carry the key and go to the base URL (what a tape leaves out)", async () => {
+  const scenario = TASK_TAPES["anthropic-native-overload"];
+  const server = await startModelServer(scenario.replies);
   try {
-    const log = [];
-    const task = new Task({
-      model: { format: "openai", id: "gpt-test", baseUrl: server.url },
-      tools: tools(log),
-      parallelToolCalling: true,
-      autoApprove: { readOnly: true },
-      retry: { baseDelayMs: 10 },
-      ask: () => ({ response: "yesButtonClicked" }),
-    });
-    const outcome = await task.start("look around");
-    assert.equal(outcome.status, "completed", JSON.stringify(outcome));
-    assert.deepEqual(log, ["read_file a.md", "list_files src"]);
-    const next = server.received[1].body.messages;
-    const toolMessages = next.filter((m) => m.role === "tool").map((m) => m.tool_call_id);
-    assert.deepEqual(toolMessages, ["call_A", "call_B"]);
-    assert.equal(task.history.length, 4);
+    const task = new Task(scenario.options({ baseUrl: server.url, log: [], messages: [] }));
+    assert.equal((await task.start(scenario.text)).status, "completed");
+    assert.deepEqual(server.received.map((r) => r.path), ["/v1/messages", "/v1/messages", "/v1/messages"]);
+    assert.equal(server.received[0].headers["x-api-key"], "sk-test");
+    const results = server.received[1].body.messages.at(-1).content.filter((b) => b.type === "tool_result");
+    assert.equal(results[0].tool_use_id, "toolu_01A", "the result answers the provider's call id, unredacted");
   } finally {
     await server.close();
   }
