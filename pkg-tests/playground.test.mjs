@@ -9,39 +9,15 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium } from "playwright-core";
 import { serve } from "./support/static-server.mjs";
+import { finishTheTask, openPlayground } from "./support/playground.mjs";
 import { here, packageDir, repoRoot } from "./support/package-dir.mjs";
 import { scriptedReply } from "../www/offline-model.js";
 import { bundleMcpSdk } from "../scripts/mcp-sdk-bundle.mjs";
 import { startMcpServer } from "./support/mcp-server.mjs";
 import { openaiReply } from "./support/sse-server.mjs";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-  "--disable-background-networking", "--disable-component-update", "--disable-sync"];
 const OUTPUT = join(here, ".output");
-
-/** A fresh Chromium profile on the playground at `url`, ready: `{ page, errors, close }`. */
-async function openPlayground(url) {
-  const profile = mkdtempSync(join(tmpdir(), "clew-chromium-"));
-  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: ARGS, viewport: { width: 1280, height: 900 } });
-  const close = async () => {
-    await context.close();
-    rmSync(profile, { recursive: true, force: true });
-  };
-  try {
-    const page = await context.newPage();
-    const errors = [];
-    page.on("pageerror", (error) => errors.push(error.message));
-    await page.goto(url);
-    await page.waitForSelector("body[data-state=ready]");
-    return { page, errors, close };
-  } catch (error) {
-    await close();
-    throw error;
-  }
-}
 
 test("the playground runs the offline task with an approval and a denial, and abort stops a run at once", async () => {
   const server = await serve({ "/pkg/": packageDir, "/": join(repoRoot, "www") });
@@ -131,19 +107,6 @@ async function until(check, what, ms = 10000) {
   assert.fail(`timed out waiting until ${what}`);
 }
 
-async function finishTheTask(page) {
-  await page.waitForSelector(".ask-controls button.approve");
-  assert.equal(await page.$eval("li:has(.ask-controls) .tool-name", (n) => n.textContent), "replace_in_file");
-  await page.click(".ask-controls button.approve");
-  await page.waitForFunction(() => document.querySelector("li:has(.ask-controls) .tool-name")?.textContent === "write_to_file");
-  await page.click(".ask-controls button.approve");
-  await page.waitForSelector(".ask-controls button.option");
-  await page.locator(".ask-controls button.option").last().click();
-  await page.waitForSelector(".ask-controls button.accept");
-  await page.click(".ask-controls button.accept");
-  await page.waitForSelector("body[data-state=completed]");
-}
-
 test("the playground downloads the tape of the task on screen, and a tape loaded back replays it to the same transcript", async () => {
   const server = await serve({ "/pkg/": packageDir, "/": join(repoRoot, "www") });
   const browser = await openPlayground(server.url);
@@ -179,6 +142,29 @@ test("the playground downloads the tape of the task on screen, and a tape loaded
     await browser.close();
     await server.close();
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("the built-in tape replays in the page to the end it was recorded with", async () => {
+  const server = await serve({ "/pkg/": packageDir, "/": join(repoRoot, "www") });
+  const browser = await openPlayground(server.url);
+  try {
+    const { page, errors } = browser;
+    await page.uncheck("#readOnly");
+    await page.click("#builtinTape");
+    await page.waitForSelector("body[data-state=completed], body[data-state=failed]");
+    const rows = await page.$$eval("#timeline li", (nodes) => nodes.map((n) => n.dataset.kind + " " + n.textContent));
+    const outcome = rows.at(-1);
+    assert.match(outcome, /^outcome:completed Completed: I fixed the typos/,
+      `${outcome}: if clew's requests changed on purpose, record the tape again (node pkg-tests/support/make-offline-tape.mjs)`);
+    assert.equal(await page.isChecked("#readOnly"), true, "the recorded settings came back");
+    assert.equal(rows.filter((r) => r.startsWith("ask:tool")).length, 2, "both approvals, answered as recorded");
+    assert.ok(rows.some((r) => r.startsWith("ask:followup")), rows.join("\n"));
+    assert.equal(await page.isDisabled("#builtinTape"), false);
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+    await server.close();
   }
 });
 

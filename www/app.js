@@ -675,6 +675,7 @@ async function run(current, begin) {
   task = current;
   document.body.dataset.state = "running";
   $("start").disabled = true;
+  $("builtinTape").disabled = true;
   $("abort").disabled = false;
   lockSettings(true);
   const outcome = await begin();
@@ -689,6 +690,7 @@ async function run(current, begin) {
   for (const controls of document.querySelectorAll(".ask-controls")) controls.remove();
   updateStatus();
   $("start").disabled = false;
+  $("builtinTape").disabled = false;
   $("abort").disabled = true;
   document.body.dataset.state = outcome.status;
 }
@@ -716,19 +718,11 @@ $("tape").addEventListener("click", async () => {
   a.click();
   setTimeout(() => URL.revokeObjectURL(url), 1000);
 });
-// A tape downloaded here: the settings and files it was recorded with come back, and the task
-// replays from it (the model, the tools and the answers as recorded) in a moment.
-$("replay").addEventListener("change", async () => {
-  const file = $("replay").files[0];
-  $("replay").value = "";
-  if (!file) return;
-  let tape;
-  try {
-    tape = JSON.parse(await file.text());
-  } catch (error) {
-    alert(`Not a tape: ${error.message}`);
-    return;
-  }
+/**
+ * Replays a tape recorded here: the settings and files it was recorded with come back, and
+ * the task replays from it (the model, the tools and the answers as recorded) in a moment.
+ */
+async function replayTape(tape) {
   const meta = tape?.meta;
   if (meta?.app !== "clew playground" || typeof meta.text !== "string") {
     alert("This tape was not recorded by the playground: replay it in a test (clew/cassette) instead.");
@@ -740,6 +734,34 @@ $("replay").addEventListener("change", async () => {
   $("taskText").value = meta.text;
   await ready;
   await start(meta.text, tape);
+}
+
+$("replay").addEventListener("change", async () => {
+  const file = $("replay").files[0];
+  $("replay").value = "";
+  if (!file) return;
+  let tape;
+  try {
+    tape = JSON.parse(await file.text());
+  } catch (error) {
+    alert(`Not a tape: ${error.message}`);
+    return;
+  }
+  await replayTape(tape);
+});
+// The built-in tape (offline-tape.json): the offline task, recorded in this page with its
+// approvals given (pkg-tests/support/make-offline-tape.mjs records it again).
+$("builtinTape").addEventListener("click", async () => {
+  let tape;
+  try {
+    const response = await fetch(new URL("./offline-tape.json", import.meta.url));
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    tape = await response.json();
+  } catch (error) {
+    alert(`The built-in tape could not be loaded: ${error.message}`);
+    return;
+  }
+  await replayTape(tape);
 });
 
 async function boot() {
