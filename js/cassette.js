@@ -351,7 +351,8 @@ class Replaying {
     this.entries = { request: [], tool: [], ask: [], mcp: [] };
     const events = [];
     const bodies = [];
-    const slot = bodyPool(tape.interactions.filter((e) => e.response).map((e) => e.response));
+    // NOTE: the responses `readTape` checked: a request's, when it has no error.
+    const slot = bodyPool(tape.interactions.filter((e) => e.type === "request" && !e.error).map((e) => e.response));
     for (const [index, entry] of tape.interactions.entries()) {
       this.entries[entry.type][entry.call] = entry;
       const key = `${entry.type}#${entry.call}`;
