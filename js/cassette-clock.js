@@ -184,14 +184,16 @@ export class ReplayingSequencer {
   #consume(event) {
     this.last = event.key;
     const run = event.run;
+    // NOTE: the clock never goes back (a tape replayed by time may fire a timer a millisecond
+    // past the next input's time).
     if (!run) {
       this.next++;
-      this.clock.time = this.start + event.at;
+      this.clock.time = Math.max(this.clock.time, this.start + event.at);
       return event;
     }
     const i = run.i++;
     if (run.i === run.to) this.next++;
-    this.clock.time = this.start + run.reads.at[i];
+    this.clock.time = Math.max(this.clock.time, this.start + run.reads.at[i]);
     return run.reads.piece(i);
   }
 
@@ -270,11 +272,22 @@ export class ReplayingSequencer {
     });
   }
 
+  /**
+   * Replaying by time: whether the timer fires before `event`. It does when it is due earlier;
+   * due at the same time (or 1 ms later: a runtime fires timers up to a millisecond early), it
+   * does when nothing waits for `event` yet, which then can only come after the timer (a
+   * request that the timer makes, and its response stamped in the same millisecond).
+   */
+  #dueFirst(timer, event) {
+    const at = this.start + ReplayingSequencer.at(event);
+    return timer.due < at || (timer.due <= at + 1 && !this.waiting.has(event.key));
+  }
+
   #step() {
     if (this.stopped) return;
     const event = this.events[this.next];
     const timer = this.clock.timer;
-    if (this.byTime && timer && !timer.cleared && (!event || timer.due < this.start + ReplayingSequencer.at(event))) {
+    if (this.byTime && timer && !timer.cleared && (!event || this.#dueFirst(timer, event))) {
       this.#watch(null);
       this.clock.time = Math.max(this.clock.time, timer.due);
       this.clock.timer = null;

@@ -88,7 +88,22 @@ test("the same tape with its reads split differently gives the same history", as
     entry.response.reads = { n: [reads.n[0]], at: [reads.at[0]], bytes: [reads.bytes.reduce((a, b) => a + b)] };
   }
   const replayed = await replay("anthropic", resplit);
-  assert.equal(replayed.outcome.status, "completed");
+  assert.equal(replayed.outcome.status, "completed", `${replayed.outcome.error?.code}: ${replayed.outcome.error?.message}`);
+  assert.equal(sameRedacted(task.history, replayed.task.history), null);
+});
+
+test("replayed by time, a timer due when the next response came fires first (the request it makes comes in the same millisecond)", async () => {
+  const { tape, task } = await record("anthropic");
+  const byTime = { ...structuredClone(tape), wakes: [] };
+  const requests = byTime.interactions.filter((e) => e.type === "request");
+  const overloaded = requests.findIndex((e) => e.response?.status === 529);
+  const next = requests[overloaded + 1].response;
+  // The retry's timer fired; the next request's response is stamped at the very time it was due.
+  const wake = tape.wakes.filter((w) => w.n > requests[overloaded].response.n && w.n < next.n).at(-1);
+  assert.ok(wake, JSON.stringify(tape.wakes));
+  next.at = wake.due;
+  const replayed = await replay("anthropic", byTime, { stallMs: 1000 });
+  assert.equal(replayed.outcome.status, "completed", `${replayed.outcome.error?.code}: ${replayed.outcome.error?.message}`);
   assert.equal(sameRedacted(task.history, replayed.task.history), null);
 });
 
