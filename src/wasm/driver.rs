@@ -355,10 +355,7 @@ impl Driver {
 /// The time from `options.clock.now()` when there is one (a throw or a value that is not a
 /// finite number reads as the host's clock), else the host's.
 pub(super) fn task_time(clock: Option<&Function>) -> u64 {
-    clock
-        .map(clew_time)
-        .filter(|t| t.is_finite())
-        .map_or_else(now, |t| t.max(0.0) as u64)
+    clock.map(clew_time).filter(|t| t.is_finite()).map_or_else(now, |t| t.max(0.0) as u64)
 }
 
 /// The one timer of a task (the machine keeps a single wake-up time).

@@ -25,6 +25,9 @@ extern "C" {
     fn clew_options(options: &JsValue) -> JsValue;
 }
 
+/// `options.clock`'s `setTimeout` and `clearTimeout`.
+pub(super) type ClockTimers = (Function, Function);
+
 /// The callbacks and model access of a task.
 pub(super) struct Callbacks {
     pub(super) say: Option<Function>,
@@ -42,7 +45,7 @@ pub(super) struct Callbacks {
     pub(super) mcp_list: Option<Function>,
     /// `options.clock`: `now` (shared: the driver reads it for every input without copying
     /// the function across the boundary), and `setTimeout` with `clearTimeout` when given.
-    pub(super) clock: Option<(Rc<Function>, Option<(Function, Function)>)>,
+    pub(super) clock: Option<(Rc<Function>, Option<ClockTimers>)>,
 }
 
 /// Everything `new Task(options)` reads, with the user's functions.
