@@ -213,7 +213,12 @@ function replaceSecrets(value, map, extra, path = "$") {
   const out = {};
   for (const [key, v] of Object.entries(value)) {
     const at = `${path}.${key}`;
-    out[key] = typeof v === "string" && map.has(v) && isSecret(key, value, at, extra) ? map.get(v) : replaceSecrets(v, map, extra, at);
+    // NOTE: defined, not assigned: a key "__proto__" (a model's tool arguments may have one)
+    // stays a key.
+    Object.defineProperty(out, key, {
+      value: typeof v === "string" && map.has(v) && isSecret(key, value, at, extra) ? map.get(v) : replaceSecrets(v, map, extra, at),
+      enumerable: true, writable: true, configurable: true,
+    });
   }
   return out;
 }

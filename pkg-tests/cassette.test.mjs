@@ -124,6 +124,24 @@ test("reads that end inside a character replay as bytes, to the same history", a
   assert.equal(sameRedacted(task.history, replayed.task.history), null);
 });
 
+test("a model's tool arguments with a key named __proto__ are kept on the tape, and replay", async () => {
+  const { anthropicReply } = await import("./support/sse-server.mjs");
+  const replies = [
+    anthropicReply("Reading.", { id: "toolu_p1", name: "read_file", input: JSON.parse('{"path":"notes.md","__proto__":{"x":1}}') }),
+    anthropicReply("", { id: "toolu_p2", name: "attempt_completion", input: { result: "read" } }),
+  ];
+  let n = 0;
+  const model = () => new Response(replies[Math.min(n++, 1)], { headers: { "content-type": "text/event-stream" } });
+  const options = taskOptions("anthropic");
+  const recorder = new Task({ ...options, model: { ...options.model, request: model }, cassette: { mode: "record" } });
+  assert.equal((await recorder.start("Read")).status, "completed");
+  const tape = await recorder.cassette();
+  assert.match(JSON.stringify(tape.interactions.filter((e) => e.type === "request")[1].body), /"__proto__":\{"x":1\}/);
+  const again = new Task({ ...taskOptions("anthropic"), cassette: { mode: "replay", data: tape } });
+  const outcome = await again.start("Read");
+  assert.equal(outcome.status, "completed", `${outcome.error?.code}: ${outcome.error?.message}`);
+});
+
 test("a changed system prompt fails with the first path where the request differs", async () => {
   const { tape } = await record("anthropic");
   const { outcome, task } = await replay("anthropic", tape, {}, (o) => ({ ...o, systemPrompt: "You are a hasty agent." }));
