@@ -122,6 +122,20 @@ function readRuns(bodies, others) {
   return runs;
 }
 
+const encoder = new TextEncoder();
+
+/**
+ * A model stream read's bytes: a `Uint8Array`, an `ArrayBuffer` or text (as UTF-8), what the
+ * task reads; null for anything else (the task fails the request on it, and the tape cannot
+ * hold it).
+ */
+function bytesOfRead(value) {
+  if (value instanceof Uint8Array) return value;
+  if (value instanceof ArrayBuffer) return new Uint8Array(value);
+  if (typeof value === "string") return encoder.encode(value);
+  return null;
+}
+
 /** The MCP client methods a tape records. */
 const MCP_METHODS = ["listTools", "listResources", "listResourceTemplates", "callTool", "readResource"];
 
@@ -218,12 +232,16 @@ class Recording {
             recorded.end = { ...stamp, type: "end" };
             controller.close();
           } else {
-            const bytes = result.value instanceof Uint8Array ? result.value : new Uint8Array(result.value);
-            recorded.reads.n.push(stamp.n);
-            recorded.reads.at.push(stamp.at);
-            recorded.reads.bytes.push(bytes.length);
-            chunks.push(bytes.slice());
-            controller.enqueue(bytes);
+            // NOTE: the task gets the read as it came; the tape keeps its bytes (a text read
+            // as its UTF-8, which is how the task reads text).
+            const bytes = bytesOfRead(result.value);
+            if (bytes) {
+              recorded.reads.n.push(stamp.n);
+              recorded.reads.at.push(stamp.at);
+              recorded.reads.bytes.push(bytes.length);
+              chunks.push(bytes.slice());
+            }
+            controller.enqueue(result.value);
           }
         });
       },

@@ -142,6 +142,32 @@ test("a model's tool arguments with a key named __proto__ are kept on the tape, 
   assert.equal(outcome.status, "completed", `${outcome.error?.code}: ${outcome.error?.message}`);
 });
 
+test("a model stream that reads text (not bytes) records its UTF-8 and replays the same", { timeout: 20_000 }, async () => {
+  const { anthropicReply } = await import("./support/sse-server.mjs");
+  const replies = [
+    anthropicReply("Reading — café.", { id: "toolu_t1", name: "read_file", input: { path: "notes.md" } }),
+    anthropicReply("", { id: "toolu_t2", name: "attempt_completion", input: { result: "read" } }),
+  ];
+  let n = 0;
+  // A bare stream of strings, one SSE event each.
+  const model = () => {
+    const events = replies[Math.min(n++, 1)].split(/(?<=\n\n)/);
+    return new ReadableStream({ pull(c) { if (events.length) c.enqueue(events.shift()); else c.close(); } });
+  };
+  const log = { messages: [], stored: [] };
+  const options = taskOptions("anthropic", log);
+  const recorder = new Task({ ...options, model: { ...options.model, request: model }, cassette: { mode: "record" } });
+  assert.equal((await recorder.start("Read")).status, "completed");
+  const tape = await recorder.cassette();
+  assert.match(tape.interactions[0].response.text, /caf\u00e9|café/);
+  const again = { messages: [], stored: [] };
+  const replayed = new Task({ ...taskOptions("anthropic", again), cassette: { mode: "replay", data: tape } });
+  const outcome = await replayed.start("Read");
+  assert.equal(outcome.status, "completed", `${outcome.error?.code}: ${outcome.error?.message}`);
+  assert.equal(JSON.stringify(says(again)), JSON.stringify(says(log)));
+  assert.equal(sameRedacted(recorder.history, replayed.history), null);
+});
+
 test("a changed system prompt fails with the first path where the request differs", async () => {
   const { tape } = await record("anthropic");
   const { outcome, task } = await replay("anthropic", tape, {}, (o) => ({ ...o, systemPrompt: "You are a hasty agent." }));
