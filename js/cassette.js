@@ -476,12 +476,16 @@ class Replaying {
     const key = `${entry.type}#${entry.call}`;
     const outcome = await this.sequencer.take(key);
     if (entry.error) throw rethrow(outcome);
+    const response = entry.response;
+    // NOTE: a response whose body was never read (none, or the task did not read it) is
+    // replayed without one: a null-body status (204, 304) takes no body at all.
+    const read = response.end || (Array.isArray(response.reads) ? response.reads.length : response.reads.n.length);
+    if (!response.stream && !read) return new Response(null, { status: response.status, headers: response.headers ?? {} });
     const bodyKey = `body#${entry.call}`;
     const sequencer = this.sequencer;
     const past = () => this.fail("CLEW_CASSETTE_EXHAUSTED", `the task read request ${entry.call}'s body past its recorded end`);
     const stream = new ReadableStream(new ReplayedBody(sequencer, bodyKey, past), { highWaterMark: 0 });
     init?.signal?.addEventListener?.("abort", () => sequencer.drop(bodyKey), { once: true });
-    const response = entry.response;
     return response.stream ? stream : new Response(stream, { status: response.status, headers: response.headers ?? {} });
   }
 

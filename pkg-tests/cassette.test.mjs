@@ -168,6 +168,26 @@ test("a model stream that reads text (not bytes) records its UTF-8 and replays t
   assert.equal(sameRedacted(recorder.history, replayed.history), null);
 });
 
+test("a response without a body (a 500, a 204) replays without one", { timeout: 20_000 }, async () => {
+  const { anthropicReply } = await import("./support/sse-server.mjs");
+  const done = anthropicReply("", { id: "toolu_b1", name: "attempt_completion", input: { result: "done" } });
+  for (const status of [500, 204]) {
+    let n = 0;
+    const model = () => (n++ === 0 ? new Response(null, { status }) : new Response(done, { headers: { "content-type": "text/event-stream" } }));
+    const log = { messages: [], stored: [] };
+    const options = taskOptions("anthropic", log);
+    const recorder = new Task({ ...options, model: { ...options.model, request: model }, cassette: { mode: "record" } });
+    const recorded = await recorder.start("Go");
+    const tape = await recorder.cassette();
+    const again = { messages: [], stored: [] };
+    const replayed = new Task({ ...taskOptions("anthropic", again), cassette: { mode: "replay", data: tape } });
+    const outcome = await replayed.start("Go");
+    assert.deepEqual(outcome, recorded, `${status}: ${outcome.error?.code}: ${outcome.error?.message}`);
+    assert.equal(JSON.stringify(says(again)), JSON.stringify(says(log)), String(status));
+    assert.equal(sameRedacted(recorder.history, replayed.history), null, String(status));
+  }
+});
+
 test("a changed system prompt fails with the first path where the request differs", async () => {
   const { tape } = await record("anthropic");
   const { outcome, task } = await replay("anthropic", tape, {}, (o) => ({ ...o, systemPrompt: "You are a hasty agent." }));
