@@ -188,6 +188,27 @@ test("a response without a body (a 500, a 204) replays without one", { timeout: 
   }
 });
 
+test("a request that fails before any response (a network error) replays the same", { timeout: 20_000 }, async () => {
+  const { anthropicReply } = await import("./support/sse-server.mjs");
+  const done = anthropicReply("", { id: "toolu_n1", name: "attempt_completion", input: { result: "done" } });
+  let n = 0;
+  const model = async () => {
+    if (n++ === 0) throw new TypeError("fetch failed");
+    return new Response(done, { headers: { "content-type": "text/event-stream" } });
+  };
+  const log = { messages: [], stored: [] };
+  const options = taskOptions("anthropic", log);
+  const recorder = new Task({ ...options, model: { ...options.model, request: model }, cassette: { mode: "record" } });
+  const recorded = await recorder.start("Go");
+  const tape = await recorder.cassette();
+  assert.equal(tape.interactions[0].error.name, "TypeError");
+  const again = { messages: [], stored: [] };
+  const replayed = new Task({ ...taskOptions("anthropic", again), cassette: { mode: "replay", data: tape } });
+  assert.deepEqual(await replayed.start("Go"), recorded);
+  assert.equal(JSON.stringify(says(again)), JSON.stringify(says(log)));
+  assert.equal(sameRedacted(recorder.history, replayed.history), null);
+});
+
 test("a changed system prompt fails with the first path where the request differs", async () => {
   const { tape } = await record("anthropic");
   const { outcome, task } = await replay("anthropic", tape, {}, (o) => ({ ...o, systemPrompt: "You are a hasty agent." }));
