@@ -228,6 +228,57 @@ test("Parcel 2, `parcel build index.html`", async () => {
   } finally { done(); }
 });
 
+/** A task recorded and replayed through `clew/cassette`; `report` receives `{ outcome, history, same }`. */
+const TAPE_APP = (report) => `
+import { Task } from "clew/cassette";
+const enc = new TextEncoder();
+const replies = [["Reading.\\n<read_file><path>a.md</path></read_file>"], ["<attempt_completion><result>done</result></attempt_completion>"]];
+const options = () => {
+  let n = 0;
+  return {
+    model: { format: "chunks", request: () => new ReadableStream({ start(c) {
+      for (const text of replies[n++]) c.enqueue(enc.encode(JSON.stringify({ type: "text", text }) + "\\n"));
+      c.close();
+    } }) },
+    tools: [{ name: "read_file", readOnly: true, parameters: [{ name: "path", required: true }], execute: ({ path }) => "content of " + path }],
+    autoApprove: { readOnly: true },
+    ask: () => ({ response: "yesButtonClicked" }),
+  };
+};
+(async () => {
+  const recorder = new Task({ ...options(), cassette: { mode: "record" } });
+  await recorder.start("go");
+  const tape = JSON.parse(JSON.stringify(await recorder.cassette()));
+  const replayed = new Task({ ...options(), cassette: { mode: "replay", data: tape } });
+  const outcome = await replayed.start("go");
+  ${report}({ outcome: { status: outcome.status, result: outcome.result, code: outcome.error?.code }, history: replayed.history.length,
+    same: JSON.stringify(replayed.history) === JSON.stringify(recorder.history) });
+})().catch((error) => ${report}({ error: String(error) }));
+`;
+
+test("clew/cassette in a Vite 8 and a webpack 5 bundle: a task recorded and replayed in a page", async () => {
+  const expected = { outcome: { status: "completed", result: "done" }, history: 4, same: true };
+  const { dir, done } = workdir("cassette");
+  try {
+    mkdirSync(join(dir, "node_modules"), { recursive: true });
+    execFileSync("ln", ["-s", join(here, "node_modules", "clew"), join(dir, "node_modules", "clew")]);
+    writeFileSync(join(dir, "index.html"), HTML("/app.js"));
+    writeFileSync(join(dir, "app.js"), TAPE_APP(PAGE_REPORT));
+    const warnings = [];
+    await vite8({ root: dir, logLevel: "error", configFile: false, build: { outDir: join(dir, "vite") }, customLogger: collectingLogger(warnings) });
+    assertNoPackageWarnings("Vite 8", warnings);
+    assert.deepEqual(await runInChromium(join(dir, "vite")), expected, "Vite 8");
+    const stats = await new Promise((resolve, reject) => webpack({
+      mode: "production", context: dir, entry: "./app.js", output: { path: join(dir, "webpack"), filename: "app.js" },
+    }, (error, stats) => (error ? reject(error) : resolve(stats))));
+    assert.ok(!stats.hasErrors(), stats.toString("errors-only"));
+    const { warnings: packed } = stats.toJson({ all: false, warnings: true });
+    assertNoPackageWarnings("webpack 5", packed.map((w) => [w.moduleIdentifier, w.moduleName, w.message].filter(Boolean).join(": ")));
+    writeFileSync(join(dir, "webpack", "index.html"), HTML("app.js", ""));
+    assert.deepEqual(await runInChromium(join(dir, "webpack")), expected, "webpack 5");
+  } finally { done(); }
+});
+
 // NOTE: esbuild keeps quiet about some warnings in files under node_modules (as installed from
 // npm), but wrangler printed them for the Durable Object example with the package linked: with
 // clew linked from outside node_modules, esbuild reports every warning (issue 28: 7 duplicate
