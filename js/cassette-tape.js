@@ -534,6 +534,13 @@ export function readTape(data) {
   if (!Number.isSafeInteger(tape.startedAt) || tape.startedAt < 0) bad("startedAt", "must be a time in ms since the epoch");
   if (!Array.isArray(tape.interactions)) bad("interactions", "must be an array");
   if (tape.wakes !== undefined && !Array.isArray(tape.wakes)) bad("wakes", "must be an array");
+  const strings = (v) => Array.isArray(v) && v.every((p) => typeof p === "string");
+  if (tape.redaction !== undefined && (!tape.redaction || typeof tape.redaction !== "object" || !["redact", "ignore"].every((k) => tape.redaction[k] === undefined || strings(tape.redaction[k])))) {
+    bad("redaction", "must be { redact, ignore }, lists of JSON paths");
+  }
+  if (tape.mcp !== undefined && (!tape.mcp || typeof tape.mcp !== "object" || Object.values(tape.mcp).some((s) => !s || typeof s !== "object" || (s.methods !== undefined && !strings(s.methods))))) {
+    bad("mcp", "must be an object of servers, each { capabilities, methods } with methods a list of names");
+  }
   const stamp = (s, where) => {
     if (!s || typeof s !== "object" || !Number.isSafeInteger(s.n) || s.n < 0 || !Number.isFinite(s.at) || s.at < 0 || s.at > 1e15) {
       bad(where, "needs an order n and a time at (ms from the start)");
@@ -546,7 +553,10 @@ export function readTape(data) {
   const object = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
   const types = new Set(["request", "tool", "ask", "mcp"]);
   const calls = { request: 0, tool: 0, ask: 0, mcp: 0 };
-  tape.interactions.forEach((e, i) => {
+  // NOTE: index loops, not forEach: an array with holes (not JSON, but an object can have
+  // them) is checked at every index.
+  for (let i = 0; i < tape.interactions.length; i++) {
+    const e = tape.interactions[i];
     const at = `interactions[${i}]`;
     if (!object(e) || !types.has(e.type)) bad(`${at}.type`, "must be request, tool, ask or mcp");
     if (e.call !== calls[e.type]) bad(`${at}.call`, `must be ${calls[e.type]} (each kind of call counts from 0, in order)`);
@@ -564,10 +574,11 @@ export function readTape(data) {
         }
         if (tape.version === 1) {
           if (!Array.isArray(response.reads)) bad(`${at}.response.reads`, "must be an array");
-          response.reads.forEach((r, j) => {
+          for (let j = 0; j < response.reads.length; j++) {
+            const r = response.reads[j];
             stamp(r, `${at}.response.reads[${j}]`);
             if (typeof r.text !== "string" && !isBase64(r.base64)) bad(`${at}.response.reads[${j}]`, "needs text, or base64");
-          });
+          }
         } else {
           checkReads(response, `${at}.response`, bad);
         }
@@ -584,11 +595,13 @@ export function readTape(data) {
     } else if (!(e.type === "tool" && e.cancelled === true)) {
       bad(`${at}.outcome`, "is required (only a tool call the task cancelled has none)");
     }
-  });
-  (tape.wakes ?? []).forEach((w, i) => {
+  }
+  const wakes = tape.wakes ?? [];
+  for (let i = 0; i < wakes.length; i++) {
+    const w = wakes[i];
     stamp(w, `wakes[${i}]`);
     if (!Number.isFinite(w.due)) bad(`wakes[${i}].due`, "must be a number");
-  });
+  }
   return tape;
 }
 

@@ -66,6 +66,11 @@ function makeTape(options, cassette) {
       throw tapeError("CLEW_INVALID_OPTIONS", `options.cassette.${key} must be "tape" or "live"`);
     }
   }
+  for (const key of ["redact", "ignore"]) {
+    if (cassette[key] !== undefined && !(Array.isArray(cassette[key]) && cassette[key].every((p) => typeof p === "string"))) {
+      throw tapeError("CLEW_INVALID_OPTIONS", `options.cassette.${key} must be a list of JSON paths (strings)`);
+    }
+  }
   if (cassette.onDivergence !== undefined && !["fail", "warn"].includes(cassette.onDivergence)) {
     throw tapeError("CLEW_INVALID_OPTIONS", 'options.cassette.onDivergence must be "fail" or "warn"');
   }

@@ -289,6 +289,10 @@ test("a damaged tape is a TypeError naming the place, never a hang or a trap", a
     "response.end": (t) => { request(t).response.end = { n: 1e6, at: 0, type: "error", message: "boom", name: 5 }; },
     "startedAt": (t) => { t.startedAt = 1e300; },
     "keeps 999 items": (t) => { t.interactions.filter((e) => e.type === "request")[1].body.messages[0] = { $previous: 999 }; },
+    "interactions[1].type": (t) => { delete t.interactions[1]; },
+    "wakes[0]": (t) => { t.wakes = [, { n: 1, at: 0, due: 0 }]; },
+    "redaction": (t) => { t.redaction = { ignore: 5 }; },
+    "mcp": (t) => { t.mcp = { notes: { methods: 3 } }; },
   };
   for (const [place, damage] of Object.entries(damages)) {
     const data = structuredClone(tape);
@@ -296,6 +300,45 @@ test("a damaged tape is a TypeError naming the place, never a hang or a trap", a
     assert.throws(() => new Task({ ...taskOptions("anthropic"), cassette: { mode: "replay", data } }),
       (error) => error instanceof TypeError && error.code === "CLEW_INVALID_CASSETTE" && error.message.includes(place), place);
   }
+});
+
+test("a tape changed at random places is refused with a coded TypeError or replays to an end, never a trap or a hang", { timeout: 120_000 }, async () => {
+  const base = JSON.parse(readFileSync(new URL("../tests/fixtures/cassettes/v2-anthropic.json", import.meta.url), "utf8"));
+  let seed = 31;
+  const random = () => { seed = (seed * 1103515245 + 12345) & 0x7fffffff; return seed / 0x7fffffff; };
+  const pick = (xs) => xs[Math.floor(random() * xs.length)];
+  const values = [null, undefined, 0, -1, 1e300, NaN, "", "x", "redacted-1", [], {}, { n: 1 }, true, 2 ** 53, "__proto__"];
+  const places = (value, path = [], out = []) => {
+    out.push(path);
+    if (value && typeof value === "object") for (const key of Object.keys(value)) places(value[key], [...path, key], out);
+    return out;
+  };
+  const ends = {};
+  for (let i = 0; i < 80; i++) {
+    const tape = structuredClone(base);
+    const all = places(tape).filter((p) => p.length);
+    for (let m = 0; m < 1 + Math.floor(random() * 3); m++) {
+      const path = pick(all);
+      let holder = tape;
+      for (const key of path.slice(0, -1)) holder = holder?.[key];
+      if (!holder || typeof holder !== "object") continue;
+      const key = path.at(-1);
+      if (random() < 0.2) delete holder[key];
+      else holder[key] = pick(values);
+    }
+    let end;
+    try {
+      const task = new Task({ ...taskOptions("anthropic"), cassette: { mode: "replay", data: tape, stallMs: 200 } });
+      const outcome = await Promise.race([task.start("Summarise the notes"), new Promise((r) => setTimeout(() => r({ status: "hung" }), 5000))]);
+      end = `${outcome.status} ${outcome.error?.code ?? ""}`;
+    } catch (error) {
+      assert.ok(error instanceof TypeError && error.code === "CLEW_INVALID_CASSETTE", `mutation ${i}: ${error.stack}`);
+      end = "refused";
+    }
+    assert.notEqual(end, "hung ", `mutation ${i}`);
+    ends[end] = (ends[end] ?? 0) + 1;
+  }
+  assert.ok(ends.refused > 0 && Object.keys(ends).length > 2, JSON.stringify(ends));
 });
 
 test("mode auto records without data and replays with it", async () => {
