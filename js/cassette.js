@@ -85,8 +85,18 @@ function makeTape(options, cassette) {
 const errorOf = (e) => ({ message: String(e?.message ?? e), name: typeof e?.name === "string" ? e.name : "Error" });
 /** A recorded error, thrown again. */
 const rethrow = (e) => Object.assign(new Error(e.message), { name: e.name });
-/** A value as plain JSON (what a tool returned, an answer, an MCP result). */
-const plain = (v) => (v === undefined ? null : JSON.parse(JSON.stringify(v)));
+/**
+ * A value as plain JSON (what a tool returned, an answer, an MCP result): null for one JSON
+ * cannot hold (a BigInt, a cycle, a function), which the task reads as nothing either.
+ */
+function plain(v) {
+  try {
+    const text = JSON.stringify(v);
+    return text === undefined ? null : JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
 const SKIP_HEADERS = ["content-type", "retry-after"];
 
 /** The headers the tape keeps of a response. */

@@ -209,6 +209,33 @@ test("a request that fails before any response (a network error) replays the sam
   assert.equal(sameRedacted(recorder.history, replayed.history), null);
 });
 
+test("recording changes nothing for a tool whose result JSON cannot hold (a BigInt, a cycle), and the replay gives the same", async () => {
+  const cycle = {};
+  cycle.self = cycle;
+  for (const result of [{ big: 10n }, cycle, () => 1]) {
+    const enc = new TextEncoder();
+    const run = (cassette) => {
+      let n = 0;
+      const replies = ["<read_file><path>a</path></read_file>", "<attempt_completion><result>ok</result></attempt_completion>"];
+      return new Task({
+        model: { format: "chunks", request: () => new ReadableStream({ start(c) { c.enqueue(enc.encode(JSON.stringify({ type: "text", text: replies[Math.min(n++, 1)] }) + "\n")); c.close(); } }) },
+        tools: [{ name: "read_file", readOnly: true, parameters: [{ name: "path", required: true }], execute: () => result }],
+        autoApprove: { readOnly: true },
+        ask: () => ({ response: "yesButtonClicked" }),
+        ...(cassette && { cassette }),
+      });
+    };
+    const plainTask = run();
+    await plainTask.start("go");
+    const recorder = run({ mode: "record" });
+    await recorder.start("go");
+    assert.equal(JSON.stringify(recorder.history), JSON.stringify(plainTask.history));
+    const replayed = run({ mode: "replay", data: await recorder.cassette() });
+    assert.equal((await replayed.start("go")).status, "completed");
+    assert.equal(JSON.stringify(replayed.history), JSON.stringify(plainTask.history));
+  }
+});
+
 test("a changed system prompt fails with the first path where the request differs", async () => {
   const { tape } = await record("anthropic");
   const { outcome, task } = await replay("anthropic", tape, {}, (o) => ({ ...o, systemPrompt: "You are a hasty agent." }));
