@@ -14,7 +14,8 @@ export function tapeError(code, message) {
 // ---- bytes ----
 
 const encoder = new TextEncoder();
-const strict = new TextDecoder("utf-8", { fatal: true });
+// NOTE: `ignoreBOM` keeps a leading byte order mark in the text (it is one of the body's bytes).
+const strict = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /** Bytes as a binary string (one char per byte). */
 const binary = (bytes) => {

@@ -410,6 +410,14 @@ test("a provider's SSE body imports as a one-round tape", async () => {
   assert.ok(said.some((m) => m.say === "text" && m.text.startsWith("Done:")));
 });
 
+test("a body that starts with a byte order mark keeps it on the tape, and replays", async () => {
+  const body = "\uFEFF" + 'data: {"choices":[{"index":0,"delta":{"role":"assistant","content":"<attempt_completion><result>ok</result></attempt_completion>"}}]}\n\ndata: [DONE]\n\n';
+  const tape = fromSse(body, { format: "openai", id: "gpt-test" });
+  assert.equal(tape.interactions[0].response.text, body);
+  const task = new Task({ model: { format: "openai", id: "gpt-test" }, ask: async () => ({ response: "yesButtonClicked" }), cassette: { mode: "replay", data: tape, asks: "live" } });
+  assert.deepEqual(await task.start("Finish"), { status: "completed", result: "ok" });
+});
+
 test("an MCP server's listing and calls are on the tape, and the replay needs no server", async () => {
   const line = (text) => new TextEncoder().encode(JSON.stringify({ type: "text", text }) + "\n");
   const replies = [
