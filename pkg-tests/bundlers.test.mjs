@@ -22,21 +22,29 @@ import { assertNoPackageWarnings, esbuildWarnings, linkPackage } from "./support
 const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
   "--disable-background-networking", "--disable-component-update", "--disable-sync"];
 
+/** The source of `options()`: a task's options with a scripted model (two replies), a tool and auto-approval. */
+const OPTIONS = `
+const enc = new TextEncoder();
+const replies = [["Reading.\\n<read_file><path>a.md</path></read_file>"], ["<attempt_completion><result>done</result></attempt_completion>"]];
+const options = () => {
+  let n = 0;
+  return {
+    model: { format: "chunks", request: () => new ReadableStream({ start(c) {
+      for (const text of replies[n++]) c.enqueue(enc.encode(JSON.stringify({ type: "text", text }) + "\\n"));
+      c.close();
+    } }) },
+    tools: [{ name: "read_file", readOnly: true, parameters: [{ name: "path", required: true }], execute: ({ path }) => "content of " + path }],
+    autoApprove: { readOnly: true },
+    ask: () => ({ response: "yesButtonClicked" }),
+  };
+};
+`;
+
 /** A small agent run with a scripted model; `report(result)` receives `{ outcome, blocks }`. */
 const APP = (from, report) => `
 import { Task, parseAssistantMessage, ready } from "${from}";
-const enc = new TextEncoder();
-const replies = [["Reading.\\n<read_file><path>a.md</path></read_file>"], ["<attempt_completion><result>done</result></attempt_completion>"]];
-let n = 0;
-const task = new Task({
-  model: { format: "chunks", request: () => new ReadableStream({ start(c) {
-    for (const text of replies[n++]) c.enqueue(enc.encode(JSON.stringify({ type: "text", text }) + "\\n"));
-    c.close();
-  } }) },
-  tools: [{ name: "read_file", readOnly: true, parameters: [{ name: "path", required: true }], execute: ({ path }) => "content of " + path }],
-  autoApprove: { readOnly: true },
-  ask: () => ({ response: "yesButtonClicked" }),
-});
+${OPTIONS}
+const task = new Task(options());
 task.start("go").then(async (outcome) => {
   await ready;
   const blocks = parseAssistantMessage("<read_file><path>b.md</path></read_file>");
@@ -231,20 +239,7 @@ test("Parcel 2, `parcel build index.html`", async () => {
 /** A task recorded and replayed through `clew/cassette`; `report` receives `{ outcome, history, same }`. */
 const TAPE_APP = (report) => `
 import { Task } from "clew/cassette";
-const enc = new TextEncoder();
-const replies = [["Reading.\\n<read_file><path>a.md</path></read_file>"], ["<attempt_completion><result>done</result></attempt_completion>"]];
-const options = () => {
-  let n = 0;
-  return {
-    model: { format: "chunks", request: () => new ReadableStream({ start(c) {
-      for (const text of replies[n++]) c.enqueue(enc.encode(JSON.stringify({ type: "text", text }) + "\\n"));
-      c.close();
-    } }) },
-    tools: [{ name: "read_file", readOnly: true, parameters: [{ name: "path", required: true }], execute: ({ path }) => "content of " + path }],
-    autoApprove: { readOnly: true },
-    ask: () => ({ response: "yesButtonClicked" }),
-  };
-};
+${OPTIONS}
 (async () => {
   const recorder = new Task({ ...options(), cassette: { mode: "record" } });
   await recorder.start("go");

@@ -10,7 +10,7 @@ import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { serve } from "./support/static-server.mjs";
-import { finishTheTask, openPlayground } from "./support/playground.mjs";
+import { answerAndAccept, finishTheTask, openPlayground } from "./support/playground.mjs";
 import { here, packageDir, repoRoot } from "./support/package-dir.mjs";
 import { scriptedReply } from "../www/offline-model.js";
 import { bundleMcpSdk } from "../scripts/mcp-sdk-bundle.mjs";
@@ -42,11 +42,7 @@ test("the playground runs the offline task with an approval and a denial, and ab
     await page.click(".ask-controls button.deny");
 
     // The follow-up question, then the completion.
-    await page.waitForSelector(".ask-controls button.option");
-    await page.locator(".ask-controls button.option").last().click();
-    await page.waitForSelector(".ask-controls button.accept");
-    await page.click(".ask-controls button.accept");
-    await page.waitForSelector("body[data-state=completed]");
+    await answerAndAccept(page);
     const files = await page.$$eval("#files button", (nodes) => nodes.map((n) => n.textContent));
     assert.ok(!files.includes("NOTES.md"), `the denied write left no file: ${files}`);
     const kinds = await page.$$eval("#timeline li", (nodes) => nodes.map((n) => n.dataset.kind));

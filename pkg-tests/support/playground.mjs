@@ -41,6 +41,11 @@ export async function finishTheTask(page) {
   await page.click(".ask-controls button.approve");
   await page.waitForFunction(() => document.querySelector("li:has(.ask-controls) .tool-name")?.textContent === "write_to_file");
   await page.click(".ask-controls button.approve");
+  await answerAndAccept(page);
+}
+
+/** Answers the offline task's follow-up with its last option ("No, that's all") and accepts the result. */
+export async function answerAndAccept(page) {
   await page.waitForSelector(".ask-controls button.option");
   await page.locator(".ask-controls button.option").last().click();
   await page.waitForSelector(".ask-controls button.accept");
