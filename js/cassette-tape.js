@@ -495,6 +495,48 @@ export function firstDifference(recorded, actual, ignored, bindings, path = "$")
   return { path, recorded: shorten(recorded), actual: shorten(actual) };
 }
 
+/**
+ * Compares each request the task makes with its recording, in order: the tape's request
+ * entries, and the paths left out of the comparison. One writer of "is this the recorded
+ * request" for the replay and for `tapeModel`.
+ */
+export class RequestMatcher {
+  /**
+   * @param {object[]} entries the tape's request entries, in order (checked by `readTape`)
+   * @param {string[]} ignore JSON paths left out of the comparison
+   */
+  constructor(entries, ignore) {
+    this.entries = entries;
+    this.bodies = new RequestBodies(entries);
+    this.ignored = pathMatcher(ignore);
+    this.ignoreCount = ignore.length;
+    /** What each placeholder of the tape stands for in this run (the first value it met). */
+    this.bindings = new Map();
+  }
+
+  /**
+   * Where request `call`'s body `text` differs from its recording: null when it does not (a
+   * recording of null matches any request), else `{ path, recorded, actual }`, or a promise
+   * of either when only the digest can tell (a request that holds values the tape redacted).
+   * Call in order (see `RequestBodies.matches`).
+   */
+  check(call, text) {
+    const entry = this.entries[call];
+    const recorded = this.bodies.body(call);
+    // NOTE: the usual case, the same bytes as recorded, is one comparison of two strings;
+    // only a request that differs is parsed and walked (for its first difference, or for
+    // values the tape redacted that this request holds as they are).
+    if (recorded === null || (!this.ignoreCount && this.bodies.matches(call, text))) return null;
+    let body;
+    try { body = JSON.parse(text); } catch { body = text; }
+    const d = firstDifference(recorded, body, this.ignored, this.bindings);
+    if (d || !entry?.digest) return d;
+    const swapped = new Map([...this.bindings].map(([placeholder, value]) => [value, placeholder]));
+    const redacted = JSON.parse(JSON.stringify(body), (_, v) => (typeof v === "string" ? swapped.get(v) ?? v : v));
+    return requestDigest(redacted, this.ignored).then((now) => (now === entry.digest ? null : { path: "digest", recorded: entry.digest, actual: now }));
+  }
+}
+
 // ---- checking a tape ----
 
 const isBase64 = (v) => typeof v === "string" && v.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(v);

@@ -7,10 +7,11 @@
 import { Task as BaseTask, ClewTaskError, buildRequest } from "clew";
 import { TapeClock, RecordingSequencer, ReplayingSequencer } from "./cassette-clock.js";
 import {
-  FORMAT, VERSION, PLACEHOLDER, tapeError, readOf, concat, BodyReads, bodyPool, pathMatcher, redactTape, firstDifference, readTape, tapeFromSse, requestDigest, RequestBodies,
+  FORMAT, VERSION, PLACEHOLDER, tapeError, readOf, concat, BodyReads, bodyPool, redactTape, firstDifference, readTape, tapeFromSse, RequestMatcher,
 } from "./cassette-tape.js";
 
 export { tapeFromSse as fromSse };
+export { tapeModel } from "./cassette-model.js";
 
 /** The version of clew that writes the tapes (set by the build). */
 const CLEW_VERSION = "__CLEW_VERSION__";
@@ -108,6 +109,9 @@ function keptHeaders(response) {
   }
   return headers;
 }
+
+/** The message of a call that differs from its recording (`d`, from `firstDifference`). */
+const mismatch = (entry, d, what) => `${what} differs from call ${entry.call} on the cassette at ${d.path}: recorded ${d.recorded}, now ${d.actual}`;
 
 /** What a replayed event is, for messages. */
 const whatOf = (event) => event.what ?? `a read of request ${event.key.slice(5)}'s body (order ${event.run.reads.n[event.run.i]})`;
@@ -377,10 +381,6 @@ class Replaying {
     }
     this.settings = cassette;
     this.tape = tape;
-    const ignore = [...(tape.redaction?.ignore ?? []), ...(cassette.ignore ?? [])];
-    this.ignored = pathMatcher(ignore);
-    this.ignoreCount = ignore.length;
-    this.bindings = new Map();
     this.entries = { request: [], tool: [], ask: [], mcp: [] };
     const events = [];
     const bodies = [];
@@ -405,7 +405,8 @@ class Replaying {
     }
     for (const wake of tape.wakes ?? []) events.push({ ...wake, key: "wake", what: `the timer at ${wake.at} ms` });
     events.push(...readRuns(bodies, events));
-    this.bodies = new RequestBodies(this.entries.request);
+    this.matcher = new RequestMatcher(this.entries.request, [...(tape.redaction?.ignore ?? []), ...(cassette.ignore ?? [])]);
+    this.bindings = this.matcher.bindings;
     events.sort((a, b) => a.n - b.n);
     this.clock = new TapeClock(tape.startedAt);
     const stallMs = cassette.stallMs ?? 5000;
@@ -462,8 +463,8 @@ class Replaying {
   }
 
   #differs(entry, recorded, actual, what) {
-    const d = firstDifference(recorded, actual, this.ignored, this.bindings);
-    if (d) this.fail("CLEW_CASSETTE_MISMATCH", `${what} differs from call ${entry.call} on the cassette at ${d.path}: recorded ${d.recorded}, now ${d.actual}`);
+    const d = firstDifference(recorded, actual, this.matcher.ignored, this.bindings);
+    if (d) this.fail("CLEW_CASSETTE_MISMATCH", mismatch(entry, d, what));
     return d;
   }
 
@@ -471,23 +472,10 @@ class Replaying {
     if (this.failure) return new Promise(() => {});
     const entry = this.#next("request", "the task made a model request");
     if (!entry) return new Promise(() => {});
-    const recorded = this.bodies.body(entry.call);
-    if (recorded !== null) {
-      // NOTE: the usual case, the same bytes as recorded, is one comparison of two strings;
-      // only a request that differs is parsed and walked (for its first difference, or for
-      // values the tape redacted that this request holds as they are).
-      if (this.ignoreCount || !this.bodies.matches(entry.call, text)) {
-        let body;
-        try { body = JSON.parse(text); } catch { body = text; }
-        if (this.#differs(entry, recorded, body, "the model request")) return new Promise(() => {});
-        if (entry.digest) {
-          const swapped = new Map([...this.bindings].map(([placeholder, value]) => [value, placeholder]));
-          const redacted = JSON.parse(JSON.stringify(body), (_, v) => (typeof v === "string" ? swapped.get(v) ?? v : v));
-          const now = await requestDigest(redacted, this.ignored);
-          if (now !== entry.digest) return this.fail("CLEW_CASSETTE_MISMATCH", `the model request's digest ${now} is not call ${entry.call}'s ${entry.digest}`);
-        }
-      }
-    }
+    let d = this.matcher.check(entry.call, text);
+    if (d?.then) d = await d;
+    if (d?.path === "digest") return this.fail("CLEW_CASSETTE_MISMATCH", `the model request's digest ${d.actual} is not call ${entry.call}'s ${d.recorded}`);
+    if (d) return this.fail("CLEW_CASSETTE_MISMATCH", mismatch(entry, d, "the model request"));
     const key = `${entry.type}#${entry.call}`;
     const outcome = await this.sequencer.take(key);
     if (entry.error) throw rethrow(outcome);
