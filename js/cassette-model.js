@@ -17,7 +17,9 @@ const abortError = (signal) => (signal.reason instanceof Error ? signal.reason :
  * one that is not, or past the tape's last, every request goes to `model` itself (its
  * `request`, else its `fetch`, else the global `fetch`), and `options.onLive` hears why,
  * once. `options.pace`: real ms between two reads of a body (0, the default: as fast as the
- * task reads), or `"recorded"` (the times on the tape).
+ * task reads), or `"recorded"` (the times on the tape). The bytes and their reads come back as
+ * recorded, their timing does not: which partial states the task shows between two reads
+ * follows the real clock (the cassette's replay, on a virtual clock, gives those back too).
  */
 export function tapeModel(data, model, options = {}) {
   const tape = readTape(data);

@@ -1,5 +1,5 @@
 // clew/cassette: record a whole task on tape, replay it offline on a virtual clock.
-import type { Task as BaseTask, TaskOptions, TaskOutcome } from "clew";
+import type { Task as BaseTask, TaskOptions, TaskOutcome, ModelSettings } from "clew";
 
 /** How a task uses its tape. */
 export interface CassetteOptions {
@@ -145,6 +145,28 @@ export declare function fromSse(
   body: string | Uint8Array,
   options: { format: string; id?: string; status?: number; contentType?: string; readSize?: number; startedAt?: number },
 ): Cassette;
+
+/** Why a `tapeModel` went live: the tape had no request `call` (`"ended"`), or it differs (`"differs"`) at `path` ("digest" when only the digest tells). */
+export type TapeModelLive =
+  | { call: number; reason: "ended" }
+  | { call: number; reason: "differs"; path: string; recorded: string; actual: string };
+
+/** `tapeModel`'s options. */
+export interface TapeModelOptions {
+  /** Real ms between two reads of a replayed body (0, the default: as fast as the task reads), or `"recorded"`: the tape's times. */
+  pace?: number | "recorded";
+  /** Called once, when the first request the tape does not answer goes to the live model. */
+  onLive?: (why: TapeModelLive) => void;
+}
+
+/**
+ * `model` with its requests answered from a tape while each is the request recorded in its
+ * place (compared as a replay compares them); from the first one that is not, or past the
+ * tape's last, every request goes to `model` itself (its `request`, else its `fetch`, else
+ * the global `fetch`). Tools, asks and the clock stay the task's own: replay ten rounds, go
+ * live for the eleventh.
+ */
+export declare function tapeModel(data: Cassette | string, model: ModelSettings, options?: TapeModelOptions): ModelSettings;
 
 /** What a redacted value looks like on a tape (`redacted-<n>`; the API key is `redacted-key`). */
 export declare const PLACEHOLDER: RegExp;

@@ -9,7 +9,7 @@ import {
 } from "clew";
 import { connectMcpServer } from "clew/mcp";
 import "clew/mcp-servers";
-import { Task as TapedTask, fromSse, type Cassette, type CassetteOptions } from "clew/cassette";
+import { Task as TapedTask, fromSse, tapeModel, type Cassette, type CassetteOptions, type TapeModelLive } from "clew/cassette";
 
 const blocks: Block[] = parseAssistantMessage("<read_file><path>a</path></read_file>");
 for (const block of blocks) {
@@ -127,6 +127,11 @@ async function run(): Promise<void> {
   const imported: Cassette = fromSse("data: {}\n\n", { format: "openai" }); void imported;
   // @ts-expect-error: not a mode
   new TapedTask({ model: settings, cassette: { mode: "rewind" } });
+  // A tape answers the model while the task follows it, then the live model.
+  const seen: TapeModelLive[] = [];
+  new Task({ model: tapeModel(tape, settings, { pace: "recorded", onLive: (why) => { seen.push(why); if (why.reason === "differs") void why.path; } }) });
+  // @ts-expect-error: pace is ms or "recorded"
+  tapeModel(tape, settings, { pace: "fast" });
   let time = 0;
   const onClock = new Task({ model: settings, clock: { now: () => time, setTimeout: (f: () => void, ms: number) => setTimeout(f, ms), clearTimeout: (h: unknown) => clearTimeout(h as number) } });
   onClock.fail("MY_WATCHDOG", "took too long");
