@@ -27,6 +27,9 @@ test("the playground runs the offline task with an approval and a denial, and ab
     await page.evaluate(() => { document.body.dataset.delay = "3"; });
     assert.match(await page.textContent("#file"), /Helo wrold/);
     await page.click("#start");
+    // The suggested task is the built-in tape's: its replies come from the tape.
+    await page.waitForSelector("#modelSource:not([hidden])");
+    assert.equal(await page.textContent("#modelSource"), "model: the built-in tape");
 
     // The first tool that asks is the README edit: approve it, and the file panel changes.
     const firstAsk = await page.waitForSelector(".ask-controls button.approve");
@@ -41,8 +44,11 @@ test("the playground runs the offline task with an approval and a denial, and ab
     assert.equal(await page.$eval("li:has(.ask-controls) .tool-name", (n) => n.textContent), "write_to_file");
     await page.click(".ask-controls button.deny");
 
-    // The follow-up question, then the completion.
+    // The follow-up question, then the completion. The tape approved the notes file: from the
+    // request after the denial, the offline script answers, and the page says where it left.
     await answerAndAccept(page);
+    assert.match(await page.textContent("#modelSource"), /^model: script from request 5 \(differs at \$\.messages\[\d+\]/);
+    assert.match(await page.getAttribute("#modelSource", "title"), /recorded .*now .*denied/is);
     const files = await page.$$eval("#files button", (nodes) => nodes.map((n) => n.textContent));
     assert.ok(!files.includes("NOTES.md"), `the denied write left no file: ${files}`);
     const kinds = await page.$$eval("#timeline li", (nodes) => nodes.map((n) => n.dataset.kind));
@@ -113,6 +119,7 @@ test("the playground downloads the tape of the task on screen, and a tape loaded
     assert.equal(await page.isDisabled("#tape"), true, "no task yet");
     await page.click("#start");
     await finishTheTask(page);
+    assert.equal(await page.textContent("#modelSource"), "model: the built-in tape", "the suggested task, approved, follows the tape to its end");
     const recorded = await page.$$eval("#timeline li", (nodes) => nodes.map((n) => n.dataset.kind + " " + n.textContent));
     const [download] = await Promise.all([page.waitForEvent("download"), page.click("#tape")]);
     const file = join(dir, "tape.json");
@@ -132,6 +139,7 @@ test("the playground downloads the tape of the task on screen, and a tape loaded
     const replayed = await page.$$eval("#timeline li", (nodes) => nodes.map((n) => n.dataset.kind + " " + n.textContent));
     assert.deepEqual(replayed.filter((k) => !k.includes("ask-controls")), recorded.filter((k) => !k.includes("ask-controls")));
     assert.equal(await page.isChecked("#readOnly"), true, "the recorded settings came back");
+    assert.equal(await page.textContent("#modelSource"), "model: the tape being replayed");
     assert.ok(replayMs < 5000, `replayed in ${replayMs} ms`);
     assert.deepEqual(errors, []);
   } finally {
@@ -345,11 +353,14 @@ test("the playground connects an MCP server by URL, lists its tools, and the nex
     const sentence = "I can also use the tools of the MCP server 127_0_0_1 (lookup, write_note, fail, picture, slow, added)";
     await page.waitForFunction((text) => document.querySelector("#timeline").textContent.includes(text), sentence);
     assert.ok(!(await page.textContent("#timeline")).includes("Notes_again"), "a disconnected server is not in the task");
+    // The server's tools changed the system prompt: the built-in tape does not have that request.
+    assert.match(await page.textContent("#modelSource"), /^model: script from request 1 \(differs at \$\.system\b/);
 
     // Kept in this browser: after a reload the task's server is connected again, and the task goes on.
     await page.waitForSelector(".ask-controls button.approve");
     await page.reload();
     await page.waitForSelector(".ask-controls button.approve");
+    assert.equal(await page.textContent("#modelSource"), "model: script (a restored task)");
     assert.deepEqual(await page.$$eval("#mcpServers > li", (nodes) => nodes.map((n) => n.dataset.server)), ["127_0_0_1"]);
     assert.equal((await tools("127_0_0_1")).length, 6);
     assert.equal(await error(), "");

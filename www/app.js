@@ -4,8 +4,9 @@
 // and the files are stored in IndexedDB (store.js) and a reload restores and resumes them.
 // MCP servers connected by URL give the next task their tools too.
 import { ready } from "clew";
-// Task from clew/cassette: clew's Task, which records the tape of every task started here.
-import { Task } from "clew/cassette";
+// Task from clew/cassette: clew's Task, which records the tape of every task started here;
+// tapeModel: the offline model is the built-in tape, with the script past it.
+import { Task, tapeModel } from "clew/cassette";
 import { Workspace, SAMPLE_FILES } from "./workspace.js";
 import { offlineRequest, OFFLINE_MODEL_INFO } from "./offline-model.js";
 import { TaskStore } from "./store.js";
@@ -157,10 +158,47 @@ const BASE_URLS = {
   gemini: "https://generativelanguage.googleapis.com/v1beta",
 };
 
-function modelOptions() {
+/**
+ * The built-in tape (offline-tape.json), loaded once: a promise of the tape, or of null when
+ * it could not be loaded (a later call tries again).
+ */
+let builtinTapeLoad = null;
+let builtinTapeError = null; // why it last failed to load
+function loadBuiltinTape() {
+  builtinTapeLoad ??= fetch(new URL("./offline-tape.json", import.meta.url))
+    .then((response) => { if (!response.ok) throw new Error(`HTTP ${response.status}`); return response.json(); })
+    .catch((error) => { builtinTapeLoad = null; builtinTapeError = error; return null; });
+  return builtinTapeLoad;
+}
+
+/** Shows where the model's replies come from (`#modelSource`); `live` is tapeModel's onLive report. */
+function showModelSource(text, live) {
+  const source = $("modelSource");
+  source.hidden = !text;
+  source.textContent = text ?? "";
+  if (live) source.title = live.reason === "ended"
+    ? "The built-in tape has no more requests: the offline script answers from here."
+    : `This request is not the recorded one (at ${live.path}: recorded ${live.recorded}, now ${live.actual}): the offline script answers from here.`;
+  else source.removeAttribute("title");
+}
+
+/**
+ * The model settings from the page's controls. The offline model is the built-in tape
+ * (`tape`, when it loaded) while the task follows it, paced like the script, and the
+ * script (offline-model.js) from the first request the tape does not have: a task of your
+ * own, a denial, another answer, other files or settings.
+ */
+function modelOptions(tape) {
   const provider = $("provider").value;
   if (provider === "offline") {
-    return { format: "anthropic", id: "clew-offline", info: OFFLINE_MODEL_INFO, request: offlineRequest({ delayMs: Number(document.body.dataset.delay ?? 15) }) };
+    const delayMs = Number(document.body.dataset.delay ?? 15);
+    const script = { format: "anthropic", id: "clew-offline", info: OFFLINE_MODEL_INFO, request: offlineRequest({ delayMs }) };
+    if (!tape) return script;
+    const onLive = (live) => {
+      const where = live.reason === "ended" ? "past the tape's end" : `differs at ${live.path}`;
+      showModelSource(`model: script from request ${live.call + 1} (${where})`, live);
+    };
+    return tapeModel(tape, script, { pace: delayMs, onLive });
   }
   const common = { id: $("modelId").value.trim(), apiKey: $("apiKey").value.trim() || undefined };
   if (provider === "anthropic") return { format: "anthropic", browser: true, promptCache: true, ...common };
@@ -560,10 +598,13 @@ function updateStatus() {
 }
 
 // Running a task -------------------------------------------------------------------------
-/** The task's options from the page's controls; `record` (a kept task) adds persist. */
-function taskOptions(environment, record) {
+/**
+ * The task's options from the page's controls; `record` (a kept task) adds persist, and
+ * `tape` is the built-in one for the offline model (null: the script alone).
+ */
+function taskOptions(environment, record, tape = null) {
   const options = {
-    model: modelOptions(),
+    model: modelOptions(tape),
     tools: workspace.tools(),
     autoApprove: { readOnly: $("readOnly").checked },
     yolo: $("yolo").checked,
@@ -605,20 +646,32 @@ function clearTimeline() {
  * files before it and its text); with `tape`, replays that tape instead.
  */
 async function start(text, tape) {
+  // NOTE: a second click while the built-in tape loads must not start a second task.
+  $("start").disabled = true;
+  $("builtinTape").disabled = true;
+  // NOTE: replaying a tape, the cassette answers the model: the built-in tape is not needed.
+  const offline = !tape && $("provider").value === "offline";
+  const builtin = offline ? await loadBuiltinTape() : null;
   clearTimeline();
   savedTask = null;
   $("resume").hidden = true;
   const environment = `The workspace holds: ${[...workspace.files.keys()].join(", ")}.`;
   const record = store && !tape ? { task: null, app: { settings: readSettings(), environment, finished: false } } : null;
   const meta = { app: "clew playground", settings: readSettings(), files: workspace.snapshot(), text };
+  if (tape) showModelSource("model: the tape being replayed");
+  else if (!offline) showModelSource(null);
+  else if (builtin) showModelSource("model: the built-in tape");
+  else showModelSource(`model: script (the built-in tape did not load: ${builtinTapeError?.message})`);
   let current;
   try {
     current = new Task({
-      ...taskOptions(environment, record),
+      ...taskOptions(environment, record, builtin),
       cassette: tape ? { mode: "replay", data: tape, allowUnused: false } : { mode: "record", meta },
     });
   } catch (error) {
     alert(`${error.code ?? error.name}: ${error.message}`);
+    $("start").disabled = false;
+    $("builtinTape").disabled = false;
     return;
   }
   $("tape").disabled = !!tape;
@@ -649,6 +702,8 @@ async function restore(saved, clicked = false) {
   $("resume").hidden = true;
   if (!saved.head.app.finished) await reconnect(saved.head.app.mcp ?? []);
   const record = { task: null, app: saved.head.app };
+  // NOTE: a restored task is past the tape's first requests: the script answers it.
+  showModelSource($("provider").value === "offline" ? "model: script (a restored task)" : null);
   let current;
   try {
     current = Task.restore(saved.snapshot, taskOptions(saved.head.app.environment, record));
@@ -750,21 +805,19 @@ $("replay").addEventListener("change", async () => {
   await replayTape(tape);
 });
 // The built-in tape (offline-tape.json): the offline task, recorded in this page with its
-// approvals given (pkg-tests/support/make-offline-tape.mjs records it again).
+// approvals given (pkg-tests/support/make-offline-tape.mjs records it again). The offline
+// model answers from it too, while a task follows it.
 $("builtinTape").addEventListener("click", async () => {
-  let tape;
-  try {
-    const response = await fetch(new URL("./offline-tape.json", import.meta.url));
-    if (!response.ok) throw new Error(`HTTP ${response.status}`);
-    tape = await response.json();
-  } catch (error) {
-    alert(`The built-in tape could not be loaded: ${error.message}`);
+  const tape = await loadBuiltinTape();
+  if (!tape) {
+    alert(`The built-in tape could not be loaded: ${builtinTapeError?.message}`);
     return;
   }
   await replayTape(tape);
 });
 
 async function boot() {
+  loadBuiltinTape();
   renderFiles();
   $("persist").checked = localStorage.getItem(KEEP) === "on";
   showKeepNote();

@@ -1,4 +1,7 @@
-// The playground's built-in model: no key, no network. It reads the conversation it is sent
+// The playground's built-in model past its tape: no key, no network. The offline model answers
+// from the built-in tape (offline-tape.json, through clew/cassette's tapeModel) while a task
+// follows the one recorded there, and from this script from the first request that differs
+// (a task of your own, a denial, another answer). It reads the conversation it is sent
 // (a ModelRequest) and streams a realistic Anthropic SSE reply through a real ReadableStream,
 // delta by delta: reasoning, text and XML tool calls over the sample workspace, a follow-up
 // question, and attempt_completion. Its first reply names the MCP servers' tools that the

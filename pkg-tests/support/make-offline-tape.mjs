@@ -2,7 +2,9 @@
 // playground (headless Chromium, the installed package) with its approvals given, the
 // follow-up answered "No, that's all" and the result accepted, as a visitor's "Download tape"
 // saves it. Run it again when clew's requests change on purpose: until then the playground's
-// test of the built-in tape fails with CLEW_CASSETTE_MISMATCH, naming where.
+// test of the built-in tape fails with CLEW_CASSETTE_MISMATCH, naming where, and its offline
+// model leaves the tape for its script at that request (the page's status says so). Run
+// again, the old tape answers as far as it still matches and the script the rest.
 //   node support/make-offline-tape.mjs
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
