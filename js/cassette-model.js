@@ -3,7 +3,7 @@
 // and the clock stay the task's own (live). Replay ten expensive rounds, then go live for
 // the eleventh; the playground's offline model is the built-in tape with its script past it.
 import { buildRequest } from "clew";
-import { tapeError, readTape, BodyReads, RequestMatcher } from "./cassette-tape.js";
+import { tapeError, readTape, BodyReads, RequestMatcher, PLACEHOLDER } from "./cassette-tape.js";
 
 /** A recorded error, thrown again. */
 const rethrow = (e) => Object.assign(new Error(e.message), { name: e.name });
@@ -20,6 +20,9 @@ const abortError = (signal) => (signal.reason instanceof Error ? signal.reason :
  * task reads), or `"recorded"` (the times on the tape). The bytes and their reads come back as
  * recorded, their timing does not: which partial states the task shows between two reads
  * follows the real clock (the cassette's replay, on a virtual clock, gives those back too).
+ * The live model gets the conversation without the signatures and encrypted reasoning the
+ * tape holds as placeholders (see `handOver`). The settings returned have a `request`
+ * callback in place of `fetch`.
  */
 export function tapeModel(data, model, options = {}) {
   const tape = readTape(data);
@@ -63,10 +66,52 @@ export function tapeModel(data, model, options = {}) {
     return replay(entry, reads[call], pace, signal, bare);
   }
 
-  if (typeof model.request === "function") {
-    return { ...model, request: async (req, init) => (await answer(buildRequest(format, req).body, init?.signal, true)) ?? model.request(req, init) };
+  /** The live model's answer to `req`: their `request`, else the HTTP call clew would make. */
+  function goLive(req, init) {
+    const handed = handOver(req);
+    if (typeof model.request === "function") return model.request(handed, init);
+    const http = buildRequest(format, handed);
+    return (model.fetch ?? globalThis.fetch)(http.url, { method: http.method, headers: http.headers, body: http.body, signal: init?.signal });
   }
-  return { ...model, fetch: async (url, init) => (await answer(typeof init?.body === "string" ? init.body : "", init?.signal, false)) ?? (model.fetch ?? globalThis.fetch)(url, init) };
+
+  // NOTE: always a `request` callback, also for settings with `fetch`: going live needs the
+  // request as clew holds it (to leave out what only the tape could sign), and the body it
+  // builds is the one clew's own fetch would send.
+  const settings = { ...model };
+  delete settings.fetch;
+  return { ...settings, request: async (req, init) => (await answer(buildRequest(format, req).body, init?.signal, true)) ?? goLive(req, init) };
+}
+
+/**
+ * `req` made fit for a live model after replayed rounds: the tape's placeholders stand where
+ * the provider's signatures and encrypted reasoning were, which no provider would take back.
+ * Reasoning whose signature or encrypted content is a placeholder goes without it (so the
+ * request builder leaves it out, as for reasoning from another model), a placeholder signature
+ * on a text or a call goes (Gemini's builder puts its stand-in on an unsigned call), redacted
+ * thinking that is a placeholder goes, and so does an output item's placeholder `id`. Call ids
+ * stay: they only pair a call with its result. `req` itself is not changed.
+ */
+function handOver(req) {
+  const placeholder = (v) => typeof v === "string" && PLACEHOLDER.test(v);
+  const without = (block, keys) => {
+    const out = { ...block };
+    for (const key of keys) if (placeholder(out[key])) delete out[key];
+    return out;
+  };
+  const fit = (block) => {
+    switch (block?.type) {
+      case "thinking": return without(block, ["signature", "encrypted_content"]);
+      case "text": case "tool_use": return without(block, ["signature"]);
+      case "redacted_thinking": return placeholder(block.data) ? null : block;
+      case "item": return block.item && typeof block.item === "object" ? { ...block, item: without(block.item, ["id"]) } : block;
+      default: return block;
+    }
+  };
+  if (!Array.isArray(req?.messages)) return req;
+  const messages = req.messages.map((message) => Array.isArray(message?.content)
+    ? { ...message, content: message.content.map(fit).filter((block) => block !== null) }
+    : message);
+  return { ...req, messages };
 }
 
 /** Waits `ms` real ms (none for 0); rejects when `signal` aborts first. */

@@ -164,7 +164,9 @@ export interface TapeModelOptions {
  * place (compared as a replay compares them); from the first one that is not, or past the
  * tape's last, every request goes to `model` itself (its `request`, else its `fetch`, else
  * the global `fetch`). Tools, asks and the clock stay the task's own: replay ten rounds, go
- * live for the eleventh.
+ * live for the eleventh. The live model gets the conversation without the signatures and
+ * encrypted reasoning that the tape holds as placeholders (call ids stay, paired). The
+ * settings returned answer through `request` (in place of `fetch`).
  */
 export declare function tapeModel(data: Cassette | string, model: ModelSettings, options?: TapeModelOptions): ModelSettings;
 

@@ -4,7 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Task, tapeModel, fromSse } from "clew/cassette";
-import { memoryModel, taskOptions } from "./support/cassette-task.mjs";
+import { memoryModel, replyBody, taskOptions } from "./support/cassette-task.mjs";
 
 const FORMATS = ["anthropic", "openai", "openai-responses", "gemini"];
 const TEXT = "Summarise the notes";
@@ -64,6 +64,68 @@ for (const format of FORMATS) {
     assert.deepEqual(said(log), said(recorded.log));
     assert.equal(task.messages.length, recorded.task.messages.length);
     assert.deepEqual(task.usage, recorded.task.usage);
+  });
+}
+
+/** Every `[path, value]` in `value` whose string is a tape placeholder. */
+function placeholders(value, path = "$", out = []) {
+  if (typeof value === "string" && /^redacted-\d+$/.test(value)) out.push([path, value]);
+  else if (Array.isArray(value)) value.forEach((v, i) => placeholders(v, `${path}[${i}]`, out));
+  else if (value && typeof value === "object") for (const [k, v] of Object.entries(value)) placeholders(v, `${path}.${k}`, out);
+  return out;
+}
+
+for (const format of FORMATS) {
+  test(`${format}: a task recorded over fetch is answered by its tape under model settings with fetch, whose fetch is never called`, async () => {
+    const log = { messages: [], stored: [] };
+    const options = taskOptions(format, log);
+    const memory = memoryModel(format);
+    const recorder = new Task({ ...options, model: { ...options.model, fetch: (_url, init) => memory(null, init) }, cassette: { mode: "record" } });
+    const recorded = await recorder.start(TEXT);
+    assert.equal(recorded.status, "completed");
+    const tape = await recorder.cassette();
+
+    const fetched = [];
+    const left = [];
+    const fetch = async (url) => { fetched.push(url); throw new Error("the live fetch was called"); };
+    const task = new Task({ ...taskOptions(format), model: tapeModel(tape, { ...options.model, fetch }, { onLive: (why) => left.push(why) }) });
+    assert.deepEqual(await task.start(TEXT), recorded);
+    assert.deepEqual(left, []);
+    assert.deepEqual(fetched, []);
+  });
+
+  test(`${format}: going live, the request leaves out the signatures and encrypted reasoning the tape holds as placeholders, and keeps call ids paired`, async () => {
+    const recorded = await record(format);
+    const options = taskOptions(format);
+    options.tools.find((t) => t.name === "read_file").execute = async () => "three\nfour";
+    const bodies = [];
+    const fetch = async (url, init) => {
+      bodies.push(JSON.parse(init.body));
+      const body = replyBody(format, { round: 9, text: "Finishing live.", call: { id: "call_live9", name: "attempt_completion", args: { result: "Done live." } } });
+      return new Response(body, { headers: { "content-type": "text/event-stream" } });
+    };
+    const left = [];
+    const task = new Task({ ...options, model: tapeModel(recorded.tape, { ...options.model, fetch }, { onLive: (why) => left.push(why) }) });
+    assert.deepEqual(await task.start(TEXT), { status: "completed", result: "Done live." });
+    assert.equal(left.length, 1);
+    assert.equal(left[0].call, 1);
+    assert.equal(bodies.length, 1);
+    const live = bodies[0];
+    const text = JSON.stringify(live);
+    assert.match(text, /three\\nfour/, "the live request has the live tool result");
+    // What stays a placeholder is the first round's call id, in the call and in its result
+    // (Gemini's calls here have no id), never a signature or encrypted reasoning.
+    const kept = placeholders(live);
+    for (const [path] of kept) assert.match(path, /\.(id|call_id|tool_use_id|tool_call_id)$/, path);
+    if (format === "gemini") {
+      assert.deepEqual(kept, []);
+      assert.match(text, /skip_thought_signature_validator/, "the unsigned call gets Gemini's stand-in");
+    } else {
+      assert.equal(kept.length, 2, `the call id in its call and its result: ${JSON.stringify(kept)}`);
+      assert.equal(kept[0][1], kept[1][1]);
+    }
+    // The first round's reasoning, unsigned now, is not sent back.
+    assert.doesNotMatch(text, /Plan 1\./);
   });
 }
 

@@ -44,6 +44,9 @@ function openaiReply({ round, text, call }) {
 
 const REPLIES = { anthropic: anthropicReply, openai: openaiReply, "openai-responses": responsesReply, gemini: geminiReply };
 
+/** One streamed reply in `format`: `{ round, text, call? }` (a call is `{ id, name, args }`). */
+export const replyBody = (format, reply) => REPLIES[format](reply);
+
 /** The rounds of the task: what each request gets. */
 function rounds(format) {
   const reply = REPLIES[format];
