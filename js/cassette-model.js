@@ -48,7 +48,7 @@ export function tapeModel(data, model, options = {}) {
   let live = false;
 
   /** The recorded answer to the next request (body `text`), or null once the task left the tape. */
-  async function answer(text, signal, bare) {
+  async function answer(text, signal) {
     if (live) return null;
     const call = next++;
     const entry = entries[call];
@@ -63,7 +63,7 @@ export function tapeModel(data, model, options = {}) {
       try { onLive?.(left); } catch {}
       return null;
     }
-    return replay(entry, reads[call], pace, signal, bare);
+    return replay(entry, reads[call], pace, signal);
   }
 
   /** The live model's answer to `req`: their `request`, else the HTTP call clew would make. */
@@ -79,7 +79,7 @@ export function tapeModel(data, model, options = {}) {
   // builds is the one clew's own fetch would send.
   const settings = { ...model };
   delete settings.fetch;
-  return { ...settings, request: async (req, init) => (await answer(buildRequest(format, req).body, init?.signal, true)) ?? goLive(req, init) };
+  return { ...settings, request: async (req, init) => (await answer(buildRequest(format, req).body, init?.signal)) ?? goLive(req, init) };
 }
 
 /**
@@ -127,11 +127,11 @@ function wait(ms, signal) {
 
 /**
  * A recorded request's outcome, replayed: its error thrown, or its response (a bare stream
- * when the request callback gave one and `bare`, else a `Response`) whose body comes read by
+ * when the request callback gave one, else a `Response`) whose body comes read by
  * read, paced, and ends as recorded. A body whose recording stops short (the task cancelled
  * it) fails there with `CLEW_CASSETTE_EXHAUSTED`, and the task's retry goes live.
  */
-async function replay(entry, reads, pace, signal, bare) {
+async function replay(entry, reads, pace, signal) {
   const recorded = (from, to) => (pace === "recorded" ? Math.max(0, to - from) : pace);
   if (entry.error) {
     await wait(pace === "recorded" ? recorded(entry.at, entry.error.at) : 0, signal);
@@ -162,5 +162,5 @@ async function replay(entry, reads, pace, signal, bare) {
       }
     },
   }, { highWaterMark: 0 });
-  return response.stream && bare ? body : new Response(body, { status: response.status, headers });
+  return response.stream ? body : new Response(body, { status: response.status, headers });
 }
