@@ -3,10 +3,7 @@
 // and the clock stay the task's own (live). Replay ten expensive rounds, then go live for
 // the eleventh; the playground's offline model is the built-in tape with its script past it.
 import { buildRequest } from "clew";
-import { tapeError, readTape, BodyReads, RequestMatcher, PLACEHOLDER } from "./cassette-tape.js";
-
-/** A recorded error, thrown again. */
-const rethrow = (e) => Object.assign(new Error(e.message), { name: e.name });
+import { tapeError, rethrow, unreadResponse, readTape, BodyReads, RequestMatcher, PLACEHOLDER } from "./cassette-tape.js";
 
 /** The abort error of `signal` (its reason when it is an error). */
 const abortError = (signal) => (signal.reason instanceof Error ? signal.reason : new DOMException("The request was aborted", "AbortError"));
@@ -139,8 +136,9 @@ async function replay(entry, reads, pace, signal) {
   }
   const response = entry.response;
   await wait(pace === "recorded" ? recorded(entry.at, response.at) : 0, signal);
+  const unread = unreadResponse(response);
+  if (unread) return unread;
   const headers = response.headers ?? {};
-  if (!response.stream && !reads.length && !response.end) return new Response(null, { status: response.status, headers });
   let i = 0;
   let last = response.at;
   const body = new ReadableStream({

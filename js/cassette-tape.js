@@ -11,6 +11,18 @@ export function tapeError(code, message) {
   return Object.assign(new TypeError(message), { code });
 }
 
+/** A recorded error (`{ message, name }`), made an error again to throw. */
+export const rethrow = (e) => Object.assign(new Error(e.message), { name: e.name });
+
+/**
+ * A recorded response whose body was never read (none, or the task did not read it), replayed
+ * without one: a null-body status (204, 304) takes no body at all. Null for any other response.
+ */
+export function unreadResponse(response) {
+  const reads = Array.isArray(response.reads) ? response.reads.length : response.reads.n.length;
+  return response.stream || response.end || reads ? null : new Response(null, { status: response.status, headers: response.headers ?? {} });
+}
+
 // ---- bytes ----
 
 const encoder = new TextEncoder();

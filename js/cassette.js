@@ -7,7 +7,7 @@
 import { Task as BaseTask, ClewTaskError, buildRequest } from "clew";
 import { TapeClock, RecordingSequencer, ReplayingSequencer } from "./cassette-clock.js";
 import {
-  FORMAT, VERSION, PLACEHOLDER, tapeError, readOf, concat, BodyReads, bodyPool, redactTape, firstDifference, readTape, tapeFromSse, RequestMatcher,
+  FORMAT, VERSION, PLACEHOLDER, tapeError, rethrow, unreadResponse, readOf, concat, BodyReads, bodyPool, redactTape, firstDifference, readTape, tapeFromSse, RequestMatcher,
 } from "./cassette-tape.js";
 
 export { tapeFromSse as fromSse };
@@ -84,8 +84,6 @@ function makeTape(options, cassette) {
 
 /** An error's message and name, as the tape keeps them. */
 const errorOf = (e) => ({ message: String(e?.message ?? e), name: typeof e?.name === "string" ? e.name : "Error" });
-/** A recorded error, thrown again. */
-const rethrow = (e) => Object.assign(new Error(e.message), { name: e.name });
 /**
  * A value as plain JSON (what a tool returned, an answer, an MCP result): null for one JSON
  * cannot hold (a BigInt, a cycle, a function), which the task reads as nothing either.
@@ -480,10 +478,8 @@ class Replaying {
     const outcome = await this.sequencer.take(key);
     if (entry.error) throw rethrow(outcome);
     const response = entry.response;
-    // NOTE: a response whose body was never read (none, or the task did not read it) is
-    // replayed without one: a null-body status (204, 304) takes no body at all.
-    const read = response.end || (Array.isArray(response.reads) ? response.reads.length : response.reads.n.length);
-    if (!response.stream && !read) return new Response(null, { status: response.status, headers: response.headers ?? {} });
+    const unread = unreadResponse(response);
+    if (unread) return unread;
     const bodyKey = `body#${entry.call}`;
     const sequencer = this.sequencer;
     const past = () => this.fail("CLEW_CASSETTE_EXHAUSTED", `the task read request ${entry.call}'s body past its recorded end`);
