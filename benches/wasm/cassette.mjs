@@ -5,11 +5,13 @@
 // (recorded once; each replay gets the tape freshly parsed from its JSON text, as a test that
 // reads it from a file does). Each time runs from `new Task` (a replay's includes reading the
 // tape) to the task's end.
-//   node benches/wasm/cassette.mjs PKG_DIR
+//   node benches/wasm/cassette.mjs PKG_DIR [EARLIER_PKG_DIR]
 // The two runs alternate, 10 pairs to warm up (the replay's JavaScript takes longer to reach
 // its steady speed), then 30 measured; the figure is the median of the pairs' ratios. Prints
-// markdown rows.
-const [pkgDir] = process.argv.slice(2);
+// markdown rows. With EARLIER_PKG_DIR (another build, loaded in the same process), a second
+// row: the replay of the same tape by this build against that one, alternately, the median
+// of the pairs' ratios.
+const [pkgDir, earlierDir] = process.argv.slice(2);
 const { Task } = await import(`${pkgDir}/cassette.js`);
 const enc = new TextEncoder();
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
@@ -45,10 +47,10 @@ function options() {
   };
 }
 
-async function timed(cassette) {
+async function timed(cassette, TaskClass = Task) {
   if (cassette?.data) cassette = { ...cassette, data: JSON.parse(cassette.data) };
   const started = performance.now();
-  const task = new Task(cassette ? { ...options(), cassette } : options());
+  const task = new TaskClass(cassette ? { ...options(), cassette } : options());
   const outcome = await task.start("Go through the files");
   const ms = performance.now() - started;
   if (outcome.status !== "completed") throw new Error(`the task ended ${outcome.status}: ${outcome.error?.code} ${outcome.error?.message}`);
@@ -70,3 +72,17 @@ for (let i = 0; i < 30; i++) {
 }
 const f = (ms) => `${ms.toFixed(1)} ms`;
 console.log(`| 50 rounds, ${tape.interactions.length} interactions, ${reads} reads, ${tape.wakes.length} timer firings | ${f(median(memory))} | ${f(median(replayed))} | ${median(ratios).toFixed(2)}x |`);
+if (earlierDir) {
+  const { Task: EarlierTask } = await import(`${earlierDir}/cassette.js`);
+  const replay = (TaskClass) => timed({ mode: "replay", data: text }, TaskClass).then((r) => r.ms);
+  const now = [], before = [], pairs = [];
+  for (let i = 0; i < 10; i++) { await replay(Task); await replay(EarlierTask); }
+  for (let i = 0; i < 30; i++) {
+    const b = await replay(EarlierTask);
+    const a = await replay(Task);
+    before.push(b);
+    now.push(a);
+    pairs.push(a / b);
+  }
+  console.log(`| the same tape replayed by this build against the earlier one | ${f(median(before))} (earlier) | ${f(median(now))} (this) | ${median(pairs).toFixed(2)}x |`);
+}
