@@ -6,11 +6,15 @@
 // reads it from a file does). Each time runs from `new Task` (a replay's includes reading the
 // tape) to the task's end.
 //   node benches/wasm/cassette.mjs PKG_DIR [EARLIER_PKG_DIR]
-// The two runs alternate, 10 pairs to warm up (the replay's JavaScript takes longer to reach
-// its steady speed), then 30 measured; the figure is the median of the pairs' ratios. Prints
-// markdown rows. With EARLIER_PKG_DIR (another build, loaded in the same process), a second
-// row: the replay of the same tape by this build against that one, alternately, the median
-// of the pairs' ratios.
+// The two runs alternate, 20 pairs to warm up (the replay's JavaScript takes longer to reach
+// its steady speed), then 100 measured; the figure is the median of the pairs' ratios, and
+// beside it the lowest and highest median of its five windows of 20 pairs. (The garbage
+// collector's cycles span several pairs, so a few dozen pairs can all fall in a slow or a
+// quick phase: 30 pairs gave medians from 1.08x to 1.24x between runs of one build, windows
+// of 20 within one run of 100 pairs move as much, and the median of 100 holds within a few
+// hundredths.) Prints markdown rows. With EARLIER_PKG_DIR (another build, loaded in the same
+// process), a second row: the replay of the same tape by this build against that one,
+// alternately, measured the same way.
 const [pkgDir, earlierDir] = process.argv.slice(2);
 const { Task } = await import(`${pkgDir}/cassette.js`);
 const enc = new TextEncoder();
@@ -61,9 +65,16 @@ const recorder = await timed({ mode: "record" });
 const tape = await recorder.task.cassette();
 const text = JSON.stringify(tape);
 const reads = tape.interactions.reduce((n, e) => n + (e.response?.reads.n.length ?? 0), 0);
+const WARM = 20, PAIRS = 100, WINDOW = 20;
+/** The median of `ratios` and the range of its windows' medians, as the table shows them. */
+function summary(ratios) {
+  const windows = [];
+  for (let k = 0; k < ratios.length; k += WINDOW) windows.push(median(ratios.slice(k, k + WINDOW)));
+  return `${median(ratios).toFixed(2)}x (windows ${Math.min(...windows).toFixed(2)}-${Math.max(...windows).toFixed(2)})`;
+}
 const memory = [], replayed = [], ratios = [];
-for (let i = 0; i < 10; i++) { await timed(); await timed({ mode: "replay", data: text }); }
-for (let i = 0; i < 30; i++) {
+for (let i = 0; i < WARM; i++) { await timed(); await timed({ mode: "replay", data: text }); }
+for (let i = 0; i < PAIRS; i++) {
   const a = (await timed()).ms;
   const b = (await timed({ mode: "replay", data: text })).ms;
   memory.push(a);
@@ -71,18 +82,18 @@ for (let i = 0; i < 30; i++) {
   ratios.push(b / a);
 }
 const f = (ms) => `${ms.toFixed(1)} ms`;
-console.log(`| 50 rounds, ${tape.interactions.length} interactions, ${reads} reads, ${tape.wakes.length} timer firings | ${f(median(memory))} | ${f(median(replayed))} | ${median(ratios).toFixed(2)}x |`);
+console.log(`| 50 rounds, ${tape.interactions.length} interactions, ${reads} reads, ${tape.wakes.length} timer firings | ${f(median(memory))} | ${f(median(replayed))} | ${summary(ratios)} |`);
 if (earlierDir) {
   const { Task: EarlierTask } = await import(`${earlierDir}/cassette.js`);
   const replay = (TaskClass) => timed({ mode: "replay", data: text }, TaskClass).then((r) => r.ms);
   const now = [], before = [], pairs = [];
-  for (let i = 0; i < 10; i++) { await replay(Task); await replay(EarlierTask); }
-  for (let i = 0; i < 30; i++) {
+  for (let i = 0; i < WARM; i++) { await replay(Task); await replay(EarlierTask); }
+  for (let i = 0; i < PAIRS; i++) {
     const b = await replay(EarlierTask);
     const a = await replay(Task);
     before.push(b);
     now.push(a);
     pairs.push(a / b);
   }
-  console.log(`| the same tape replayed by this build against the earlier one | ${f(median(before))} (earlier) | ${f(median(now))} (this) | ${median(pairs).toFixed(2)}x |`);
+  console.log(`| the same tape replayed by this build against the earlier one | ${f(median(before))} (earlier) | ${f(median(now))} (this) | ${summary(pairs)} |`);
 }
