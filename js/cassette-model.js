@@ -3,7 +3,10 @@
 // and the clock stay the task's own (live). Replay ten expensive rounds, then go live for
 // the eleventh; the playground's offline model is the built-in tape with its script past it.
 import { buildRequest } from "clew";
-import { tapeError, rethrow, unreadResponse, readTape, BodyReads, RequestMatcher, PLACEHOLDER } from "./cassette-tape.js";
+import { tapeError, rethrow, unreadResponse, readTape } from "./cassette-format.js";
+import { BodyReads } from "./cassette-bytes.js";
+import { PLACEHOLDER } from "./cassette-redact.js";
+import { RequestMatcher } from "./cassette-match.js";
 
 /** The abort error of `signal` (its reason when it is an error). */
 const abortError = (signal) => (signal.reason instanceof Error ? signal.reason : new DOMException("The request was aborted", "AbortError"));

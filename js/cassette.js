@@ -6,9 +6,11 @@
 // a typed error that ends the task where it drifts. The main entry never imports this module.
 import { Task as BaseTask, ClewTaskError, buildRequest } from "clew";
 import { TapeClock, RecordingSequencer, ReplayingSequencer } from "./cassette-clock.js";
-import {
-  FORMAT, VERSION, PLACEHOLDER, tapeError, rethrow, unreadResponse, readOf, concat, BodyReads, bodyPool, redactTape, firstDifference, readTape, tapeFromSse, RequestMatcher,
-} from "./cassette-tape.js";
+import { FORMAT, VERSION, tapeError, rethrow, unreadResponse, readTape } from "./cassette-format.js";
+import { readOf, concat, BodyReads, bodyPool } from "./cassette-bytes.js";
+import { PLACEHOLDER, redactTape } from "./cassette-redact.js";
+import { firstDifference, RequestMatcher } from "./cassette-match.js";
+import { tapeFromSse } from "./cassette-import.js";
 
 export { tapeFromSse as fromSse };
 export { tapeModel } from "./cassette-model.js";
