@@ -23,7 +23,26 @@ export function unreadResponse(response) {
   return response.stream || response.end || reads ? null : new Response(null, { status: response.status, headers: response.headers ?? {} });
 }
 
+/** An error's message and name, as the tape keeps them. */
+export const errorOf = (e) => ({ message: String(e?.message ?? e), name: typeof e?.name === "string" ? e.name : "Error" });
+/**
+ * A value as plain JSON (what a tool returned, an answer, an MCP result): null for one JSON
+ * cannot hold (a BigInt, a cycle, a function), which the task reads as nothing either.
+ */
+export function plain(v) {
+  try {
+    const text = JSON.stringify(v);
+    return text === undefined ? null : JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
+/** The MCP client methods a tape records. */
+export const MCP_METHODS = ["listTools", "listResources", "listResourceTemplates", "callTool", "readResource"];
+
 // ---- checking a tape ----
+
 const isBase64 = (v) => typeof v === "string" && v.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(v);
 
 /**

@@ -36,7 +36,7 @@ for (const file of [...entries, ...subclasses]) {
 // Modules the entries do not import: the MCP servers' glue (loaded on demand by a task with
 // servers), `clew/mcp` (imports the MCP SDK, a peer dependency) and `clew/cassette` (record
 // and replay, which imports the entry through the package's own name).
-const onDemand = ["mcp-servers.js", "mcp.js", "mcp-workerd.js", "cassette.js", "cassette-clock.js", "cassette-format.js", "cassette-bytes.js", "cassette-json.js", "cassette-redact.js", "cassette-requests.js", "cassette-match.js", "cassette-import.js", "cassette-model.js"];
+const onDemand = ["mcp-servers.js", "mcp.js", "mcp-workerd.js", "cassette.js", "cassette-record.js", "cassette-replay.js", "cassette-clock.js", "cassette-format.js", "cassette-bytes.js", "cassette-json.js", "cassette-redact.js", "cassette-requests.js", "cassette-match.js", "cassette-import.js", "cassette-model.js"];
 for (const file of onDemand) {
   writeFileSync(join(pkg, file), readFileSync(join(root, "js", file), "utf8").replaceAll("__CLEW_VERSION__", generated.version));
 }
