@@ -11,12 +11,13 @@ import { redactTape } from "./cassette-redact.js";
 /** The version of clew that writes the tapes (set by the build). */
 const CLEW_VERSION = "__CLEW_VERSION__";
 
-const SKIP_HEADERS = ["content-type", "retry-after"];
+/** The response headers a tape keeps (the rest say nothing the replay needs). */
+const KEPT_HEADERS = ["content-type", "retry-after"];
 
 /** The headers the tape keeps of a response. */
 function keptHeaders(response) {
   const headers = {};
-  for (const name of SKIP_HEADERS) {
+  for (const name of KEPT_HEADERS) {
     const value = response.headers?.get?.(name);
     if (typeof value === "string") headers[name] = value;
   }
