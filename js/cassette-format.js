@@ -1,6 +1,7 @@
 // clew/cassette's document: the format's name and version, the check of a tape before it is
 // replayed (a coded `TypeError` naming the first place that is wrong), and the small pieces
-// the replay and `tapeModel` share about what a tape holds.
+// recording, replaying and `tapeModel` share: what a tape keeps of a value, an error and an
+// MCP client, and how a recorded error or an unread response comes back.
 
 /** The format's name and the version this release writes (and the newest it reads). */
 export const FORMAT = "clew-cassette";
