@@ -3,7 +3,8 @@
 
 import { tapeError } from "./cassette-format.js";
 
-const encoder = new TextEncoder();
+/** The one UTF-8 encoder the cassette modules share. */
+export const encoder = new TextEncoder();
 // NOTE: `ignoreBOM` keeps a leading byte order mark in the text (it is one of the body's bytes).
 const strict = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 

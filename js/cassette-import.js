@@ -2,9 +2,7 @@
 // one-round tape, so a recorded stream becomes a test.
 
 import { FORMAT, VERSION, tapeError } from "./cassette-format.js";
-import { readOf } from "./cassette-bytes.js";
-
-const encoder = new TextEncoder();
+import { encoder, readOf } from "./cassette-bytes.js";
 
 /**
  * A one-round tape from a provider's recorded SSE body (or a `chunks` JSON-lines body):

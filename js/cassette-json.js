@@ -2,8 +2,7 @@
 // the JSON paths a user names to redact or to leave out of the comparison.
 
 import { tapeError } from "./cassette-format.js";
-
-const encoder = new TextEncoder();
+import { encoder } from "./cassette-bytes.js";
 
 /** `value` as JSON with every object's keys sorted, leaving out the paths `ignored` matches. */
 export function canonical(value, ignored = () => false, path = "$") {

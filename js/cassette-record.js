@@ -5,7 +5,7 @@
 import { buildRequest } from "clew";
 import { TapeClock, RecordingSequencer } from "./cassette-clock.js";
 import { FORMAT, VERSION, errorOf, plain, MCP_METHODS } from "./cassette-format.js";
-import { readOf, concat } from "./cassette-bytes.js";
+import { encoder, readOf, concat } from "./cassette-bytes.js";
 import { redactTape } from "./cassette-redact.js";
 
 /** The version of clew that writes the tapes (set by the build). */
@@ -23,8 +23,6 @@ function keptHeaders(response) {
   }
   return headers;
 }
-
-const encoder = new TextEncoder();
 
 /**
  * A model stream read's bytes: a `Uint8Array`, an `ArrayBuffer` or text (as UTF-8), what the

@@ -2,11 +2,9 @@
 // value replaced by one placeholder wherever it is, request digests computed after it, and
 // each request kept as what it adds to the previous one.
 
-import { binary, unbinary, bytesOf, readOf } from "./cassette-bytes.js";
+import { encoder, binary, unbinary, bytesOf, readOf } from "./cassette-bytes.js";
 import { requestDigest, pathMatcher } from "./cassette-json.js";
 import { shareWith } from "./cassette-requests.js";
-
-const encoder = new TextEncoder();
 
 /** Keys whose string values are ids, signatures or encrypted reasoning in the four formats. */
 const SECRET_KEYS = new Set([

@@ -11,8 +11,8 @@
 // beside it the lowest and highest median of its five windows of 20 pairs. (The garbage
 // collector's cycles span several pairs, so a few dozen pairs can all fall in a slow or a
 // quick phase: 30 pairs gave medians from 1.08x to 1.24x between runs of one build, windows
-// of 20 within one run of 100 pairs move as much, and the median of 100 holds within a few
-// hundredths.) Prints markdown rows. With EARLIER_PKG_DIR (another build, loaded in the same
+// of 20 within one run of 100 pairs move as much, and medians of 100 pairs ranged from 1.07x to
+// 1.15x.) Prints markdown rows. With EARLIER_PKG_DIR (another build, loaded in the same
 // process), a second row: the replay of the same tape by this build against that one,
 // alternately, measured the same way.
 const [pkgDir, earlierDir] = process.argv.slice(2);
