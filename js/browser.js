@@ -79,7 +79,7 @@ const WRAPPED = Symbol("wrapped");
  * The agent task. Made after `ready`, it is the wasm class itself (and bad options throw
  * here); made before, it is created when `start` is called (and bad options reject there).
  * `Task.restore`, `Task.fromHistory` and `Task.mergeSnapshot` are synchronous: they need
- * `await ready` first.
+ * `await ready` first (`Task.snapshotParts` and `Task.joinSnapshot` do not).
  */
 export class Task {
   #inner = null;
@@ -107,6 +107,9 @@ export class Task {
     check();
     return wasm.Task.mergeSnapshot(stored, changes);
   }
+
+  static snapshotParts = wasm.Task.snapshotParts;
+  static joinSnapshot = wasm.Task.joinSnapshot;
 
   // NOTE: a task made before `ready` and not started has no state to snapshot or resume;
   // made after, it is the wasm class, whose methods say so.

@@ -6,7 +6,9 @@
 // (js/boundary/options.js `clew_mcp`), or by an application's `import "clew/mcp-servers"` (or
 // "clew/mcp"); it registers `mcpServers` under the global symbol `clew.mcpServers`. Every
 // call of a client is guarded: a client that throws, rejects, hangs or disconnects makes a
-// failed listing or an error result, never a crash.
+// failed listing or an error result, never a crash. clew/mcp re-exports what an application's
+// own view of its servers needs from here, so it reads them as the tasks do: the paged tool
+// listing (`listMcpTools`), the change watching (`watchMcpTools`) and `isReadOnlyMcpTool`.
 
 /** How long a server may take to list its tools before the task goes on without it. */
 const LIST_TIMEOUT_MS = 10_000;
@@ -88,24 +90,37 @@ export function mcpServers(servers) {
   return { list, call, read };
 }
 
-/** For each client, the states of the tasks that use it (held weakly: a finished task's go). */
+/**
+ * For each client, who is told when its tools change: the states of the tasks that use it
+ * (held weakly: a finished task's go) and the applications' callbacks (`watchMcpTools`).
+ */
 const watchers = new WeakMap();
 
+/** Marks `state` stale when its server says its tools changed, so it is listed again before the next request. */
+function watch(client, state) {
+  subscribe(client, new WeakRef(state));
+}
+
 /**
- * Marks `state` stale when its server says its tools changed, so it is listed again before
- * the next request. The official SDK's Client calls `fallbackNotificationHandler` for a
+ * Adds `watcher` (a task state's WeakRef, or a function) to those told when `client`'s server
+ * says its tools changed; gives the function that removes it, or undefined when the client
+ * cannot be watched. The official SDK's Client calls `fallbackNotificationHandler` for a
  * notification it has no handler of its own for; a handler the application set for this one
  * (its own, or the SDK's `listChanged` option) is wrapped instead. Each client is wrapped
- * once, however many tasks use it.
+ * once, however many tasks and callbacks watch it.
  */
-function watch(client, state) {
-  let states = watchers.get(client);
-  if (!states) {
+function subscribe(client, watcher) {
+  let set = watchers.get(client);
+  if (!set) {
     try {
       const notify = () => {
-        for (const ref of states) {
-          const s = ref.deref();
-          if (!s) states.delete(ref);
+        for (const entry of set) {
+          if (typeof entry === "function") {
+            tell(entry);
+            continue;
+          }
+          const s = entry.deref();
+          if (!s) set.delete(entry);
           else if (s.connected) s.stale = true;
         }
       };
@@ -120,14 +135,57 @@ function watch(client, state) {
           if (typeof fallback === "function") return fallback.call(client, notification);
         };
       }
-      states = new Set();
-      watchers.set(client, states);
+      set = new Set();
+      watchers.set(client, set);
     } catch {
       // NOTE: a client that refuses this only misses the refresh.
-      return;
+      return undefined;
     }
   }
-  states.add(new WeakRef(state));
+  set.add(watcher);
+  return () => { set.delete(watcher); };
+}
+
+/** Calls an application's `onChange`; what it throws or rejects with is not the client's problem. */
+function tell(onChange) {
+  try {
+    Promise.resolve(onChange()).catch(() => {});
+  } catch {
+    // NOTE: a throwing callback must not stop the others, nor the SDK's handler.
+  }
+}
+
+/**
+ * Every tool of a connected MCP client, following the server's pages (`nextCursor`), as the
+ * server lists them. Rejects as `client.listTools` does; a client without it is a TypeError.
+ */
+export function listMcpTools(client) {
+  if (!client || typeof client.listTools !== "function") {
+    return Promise.reject(new TypeError("listMcpTools(client): client must be a connected MCP client (with a listTools method)"));
+  }
+  return paged(client, "listTools", "tools");
+}
+
+/**
+ * Calls `onChange()` each time the server of `client` says its tools changed
+ * (`notifications/tools/list_changed`), beside the tasks that use the client (they list the
+ * server again before their next request). Gives the function that stops it.
+ */
+export function watchMcpTools(client, onChange) {
+  if (!client || typeof client !== "object") throw new TypeError("watchMcpTools(client, onChange): client must be a connected MCP client");
+  if (typeof onChange !== "function") throw new TypeError("watchMcpTools(client, onChange): onChange must be a function");
+  // NOTE: a wrapper of its own, so the same function watched twice is stopped once at a time.
+  const watcher = () => onChange();
+  return subscribe(client, watcher) ?? (() => {});
+}
+
+/**
+ * Whether a listed MCP tool is read-only as the task reads it: its `annotations.readOnlyHint`
+ * is `true` (src/core/agent/mcp.rs `McpCatalog::read`). Such a tool runs without asking
+ * under `autoApprove.readOnly`, and runs again when a restored task was running it.
+ */
+export function isReadOnlyMcpTool(tool) {
+  return !!tool && typeof tool === "object" && !!tool.annotations && tool.annotations.readOnlyHint === true;
 }
 
 /** The request options of a call: the task's signal (the SDK tells the server to cancel when it aborts). */

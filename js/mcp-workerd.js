@@ -3,6 +3,8 @@
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import { connectWith } from "./mcp.js";
 
+export { listMcpTools, watchMcpTools, isReadOnlyMcpTool, mcpServersError } from "./mcp.js";
+
 /** A connected SDK `Client` for the MCP server at `url` (see mcp.js). */
 export async function connectMcpServer(url, options = {}) {
   return connectWith(url, options, options.jsonSchemaValidator ?? new CfWorkerJsonSchemaValidator());

@@ -394,13 +394,72 @@ test("every entry's Task has the durable-task API (the browser entry wraps the w
   const { pathToFileURL } = await import("node:url");
   const browser = await import(pathToFileURL(entryFor(["browser"])).href);
   browser.ready.catch(() => {});
-  for (const name of ["restore", "fromHistory", "mergeSnapshot"]) {
+  for (const name of ["restore", "fromHistory", "mergeSnapshot", "snapshotParts", "joinSnapshot"]) {
     assert.equal(typeof Task[name], "function", `node entry: Task.${name}`);
     assert.equal(typeof browser.Task[name], "function", `browser entry: Task.${name}`);
   }
   for (const name of ["snapshot", "resume", "start", "abort"]) {
     assert.equal(typeof Task.prototype[name], "function", `node entry: task.${name}`);
     assert.equal(typeof browser.Task.prototype[name], "function", `browser entry: task.${name}`);
+  }
+});
+
+test("a task stored entry by entry through Task.snapshotParts joins into its snapshot at every persist, and restores", async () => {
+  const server = await startModelServer({ "/v1/messages": script().filter((r) => typeof r === "string").slice(0, 2).concat([xml("<attempt_completion><result>ok</result></attempt_completion>")]) });
+  try {
+    // The application's store: the head whole, one entry per index; it names no member of the head.
+    const store = { head: null, history: [], messages: [] };
+    let persists = 0;
+    let merged;
+    const options = optionsFor(server.url, {
+      tools: [tool("read_file", { readOnly: true }), tool("write_file")],
+      ask: (m) => (m.partial ? undefined : { response: "yesButtonClicked" }),
+      persist: (changes) => {
+        merged = Task.mergeSnapshot(merged, changes);
+        const parts = Task.snapshotParts(changes);
+        assert.equal(parts.history.entries, changes.history, "the entries are the task's own objects");
+        for (const list of ["history", "messages"]) {
+          const { from, entries } = parts[list];
+          store[list].splice(from, Infinity, ...entries);
+        }
+        store.head = JSON.parse(JSON.stringify(parts.head));
+        const joined = Task.joinSnapshot({ head: store.head, history: { from: 0, entries: store.history }, messages: { from: 0, entries: store.messages } });
+        assert.deepEqual(joined, merged, "the stored parts join into the snapshot the core's merge makes");
+        assert.deepEqual(Task.mergeSnapshot(undefined, Task.joinSnapshot(Task.snapshotParts(joined))), joined);
+        persists++;
+      },
+    });
+    const task = new Task(options);
+    assert.equal((await task.start("go")).status, "completed");
+    assert.ok(persists > 3, `${persists} persists`);
+    // Every member but the two lists is the head, whatever the core adds to it.
+    const snapshot = task.snapshot();
+    const { head } = Task.snapshotParts(snapshot);
+    assert.deepEqual(Object.keys(head).sort(), Object.keys(snapshot).filter((k) => k !== "history" && k !== "messages").sort());
+    const restored = Task.restore(Task.joinSnapshot({ head: store.head, history: { entries: store.history }, messages: { entries: store.messages } }), options);
+    assert.equal((await restored.resume()).status, "completed");
+  } finally {
+    await server.close();
+  }
+});
+
+test("Task.snapshotParts and Task.joinSnapshot: changes with indexes round-trip, and what is not a snapshot's parts is a TypeError with a code", () => {
+  const changes = { version: 3, tools: ["t"], mcp: { servers: [] }, historyFrom: 2, messagesFrom: 0, history: [{ role: "user", content: "c" }], messages: [], state: [1], later: "kept" };
+  const parts = Task.snapshotParts(changes);
+  assert.deepEqual(parts, {
+    head: { version: 3, tools: ["t"], mcp: { servers: [] }, state: [1], later: "kept" },
+    history: { from: 2, entries: changes.history },
+    messages: { from: 0, entries: [] },
+  });
+  const { messagesFrom, ...back } = changes;
+  assert.deepEqual(Task.joinSnapshot(parts), back, "the changes again (an index of 0 left out)");
+  assert.equal(changes.historyFrom, 2, "the argument is not changed");
+  assert.deepEqual(Task.snapshotParts({ version: 3 }).history, { from: 0, entries: [] });
+  for (const bad of [undefined, null, 3, "text", { version: 3, history: {} }, { historyFrom: -1 }, { messagesFrom: 1.5 }]) {
+    assert.throws(() => Task.snapshotParts(bad), { name: "TypeError", code: "CLEW_INVALID_SNAPSHOT" }, JSON.stringify(bad));
+  }
+  for (const bad of [undefined, {}, { head: 1 }, { head: {}, history: [] }, { head: {}, messages: { from: "1", entries: [] } }]) {
+    assert.throws(() => Task.joinSnapshot(bad), { name: "TypeError", code: "CLEW_INVALID_SNAPSHOT" }, JSON.stringify(bad));
   }
 });
 

@@ -25,8 +25,9 @@ const boundary = `./snippets/${snippet}/js/boundary`;
 cpSync(join(root, "js", "boundary"), join(pkg, boundary), { recursive: true });
 
 const entries = ["node.js", "browser.js", "workerd.js", "edge-light.js", "inline.js", "api.js"];
-// The two classes that subclass the bindings' (bundled into clew.js below).
-const subclasses = ["parser.js", "assembler.js"];
+// The two classes that subclass the bindings', and Task's statics written in JavaScript
+// (bundled into clew.js below).
+const subclasses = ["parser.js", "assembler.js", "snapshot-parts.js"];
 for (const file of [...entries, ...subclasses]) {
   const text = readFileSync(join(root, "js", file), "utf8")
     .replaceAll("__ERRORS_MODULE__", errorsModule)
@@ -112,6 +113,9 @@ writeFileSync(join(pkg, "clew-bundle.js"), `export * from "./clew-bindings.js";
 export { default } from "./clew-bindings.js";
 import { AssistantMessageParser } from "./parser.js";
 import { ToolCallAssembler } from "./assembler.js";
+import { withSnapshotParts } from "./snapshot-parts.js";
+import { Task } from "./clew-bindings.js";
+withSnapshotParts(Task);
 for (const [value, name] of [[AssistantMessageParser, "AssistantMessageParser"], [ToolCallAssembler, "ToolCallAssembler"]]) Object.defineProperty(value, "name", { value: name, configurable: true });
 export { AssistantMessageParser, ToolCallAssembler };
 `);

@@ -1,8 +1,11 @@
 // The playground's IndexedDB store of a durable task ("keep in this browser"). One record per
-// history entry and per transcript entry (keyed by index), a head record with the task's state
-// and the page's own settings, and the workspace's files: each write is one transaction, so
-// what is stored is always one consistent moment of the task and of the files its tools
-// change. Only entries that differ from what is stored are written.
+// history entry and per transcript entry (keyed by index), a head record with the rest of the
+// task (the core's `head`, opaque here: `Task.snapshotParts` splits a snapshot or a persist's
+// changes, `Task.joinSnapshot` makes them whole again), the counts and the page's own data,
+// and the workspace's files: each write is one transaction, so what is stored is always one
+// consistent moment of the task and of the files its tools change. Only entries that differ
+// from what is stored are written.
+import { Task, ready } from "clew";
 
 const DB_NAME = "clew-playground";
 const STORES = ["task", "history", "messages", "files"];
@@ -11,6 +14,16 @@ const done = (request) => new Promise((resolve, reject) => {
   request.onsuccess = () => resolve(request.result);
   request.onerror = () => reject(request.error);
 });
+
+/**
+ * The task's head in a head record. An earlier page kept the task's members beside its own
+ * (`historyCount`, `messagesCount`, `app`) instead of under `head`: everything else is the head.
+ */
+function taskHead(record) {
+  if ("head" in record) return record.head;
+  const { historyCount, messagesCount, app, ...head } = record;
+  return head;
+}
 
 export class TaskStore {
   /** Opens (or creates) the database; version 1 held only the workspace's files. */
@@ -36,8 +49,8 @@ export class TaskStore {
   }
 
   /**
-   * What is stored: `{ files, head, snapshot }`, where `snapshot` (with `head`) is there only
-   * when a task is stored: `{ version, tools, history, messages, state }` for `Task.restore`.
+   * What is stored: `{ files, head, snapshot }`, where `head` (the head record: `app`, the
+   * page's data) and `snapshot` (for `Task.restore`) are there only when a task is stored.
    */
   async load() {
     const tx = this.db.transaction(STORES, "readonly");
@@ -51,31 +64,32 @@ export class TaskStore {
     }
     const history = await done(tx.objectStore("history").getAll(IDBKeyRange.upperBound(head.historyCount, true)));
     const messages = await done(tx.objectStore("messages").getAll(IDBKeyRange.upperBound(head.messagesCount, true)));
+    // NOTE: a write failed after an earlier one had been counted on: not a task to go on with.
     if (history.length !== head.historyCount || messages.length !== head.messagesCount) {
-      // NOTE: a write failed after an earlier one had been counted on: not a task to go on with.
       this.history = null;
       this.messages = null;
       return { files, broken: true };
     }
     this.history = history.map((entry) => JSON.stringify(entry));
     this.messages = messages.map((entry) => JSON.stringify(entry));
-    const { version, tools, state } = head;
-    return { files, head, snapshot: { version, tools, history, messages, state } };
+    await ready; // the browser entry's synchronous calls need its wasm
+    const snapshot = Task.joinSnapshot({ head: taskHead(head), history: { entries: history }, messages: { entries: messages } });
+    return { files, head, snapshot };
   }
 
   /**
-   * Stores a task's changes (what `options.persist` got, or a whole snapshot with
-   * `historyFrom` and `messagesFrom` 0), the page's data for it (`app`) and the workspace's
-   * `files`, in one transaction. Writes run one after another, each compared with what the
-   * previous ones stored; resolves once this one is committed.
+   * Stores a task's changes (what `options.persist` got, or a whole `task.snapshot()`), the
+   * page's data for it (`app`) and the workspace's `files`, in one transaction. Writes run
+   * one after another, each compared with what the previous ones stored; resolves once this
+   * one is committed.
    */
   write(changes, app, files) {
     return this.#queue(() => {
+      const { head, history, messages } = Task.snapshotParts(changes);
       const tx = this.db.transaction(STORES, "readwrite");
-      const historyCount = this.#entries(tx.objectStore("history"), "history", changes.historyFrom, changes.history);
-      const messagesCount = this.#entries(tx.objectStore("messages"), "messages", changes.messagesFrom, changes.messages);
-      const { version, tools, state } = changes;
-      tx.objectStore("task").put({ version, tools, state, historyCount, messagesCount, app }, "head");
+      const historyCount = this.#entries(tx.objectStore("history"), "history", history.from, history.entries);
+      const messagesCount = this.#entries(tx.objectStore("messages"), "messages", messages.from, messages.entries);
+      tx.objectStore("task").put({ head, historyCount, messagesCount, app }, "head");
       this.#files(tx, files);
       return this.#commit(tx);
     });
@@ -103,6 +117,7 @@ export class TaskStore {
     });
   }
 
+  /** Closes the database. */
   close() {
     this.db.close();
   }

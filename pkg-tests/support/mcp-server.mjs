@@ -10,7 +10,9 @@
 // call whose handler saw its signal abort; `cancelNotices` every `notifications/cancelled`.
 // `addTool(name)` registers a tool at runtime: each connected client gets
 // `notifications/tools/list_changed`. `GET /state` answers all of these as JSON (for a page
-// or a Worker that waits until the server saw a call).
+// or a Worker that waits until the server saw a call). With `{ held: true }` there is also
+// `held_lookup` {key} (readOnlyHint): its first call is held, never answered (a test reloads
+// the page that made it while it runs); later calls answer "value of <key>" at once.
 import { createServer } from "node:http";
 import { randomUUID } from "node:crypto";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
@@ -35,7 +37,7 @@ const CORS = {
  * sessions, addTool(name), close() }`; `url` is the MCP endpoint
  * (`http://127.0.0.1:<port>/mcp`), `stateUrl` the `/state` one.
  */
-export async function startMcpServer({ slowMs = 30_000 } = {}) {
+export async function startMcpServer({ slowMs = 30_000, held = false } = {}) {
   const calls = [];
   const cancelled = [];
   const cancelNotices = [];
@@ -43,6 +45,7 @@ export async function startMcpServer({ slowMs = 30_000 } = {}) {
   const added = [];
   const sessions = new Map(); // session id → { server, transport }
   const timers = new Set();
+  let heldCalls = 0; // held_lookup's calls so far, over every session
 
   function addedTool(server, name) {
     server.registerTool(name, { description: `The tool ${name}, added while the server ran.`, inputSchema: { text: z.string().optional() } }, async () => ({
@@ -87,6 +90,13 @@ export async function startMcpServer({ slowMs = 30_000 } = {}) {
     server.registerResource("notes", "notes://all", { description: "Every note written, one a line.", mimeType: "text/plain" }, async (uri) => ({
       contents: [{ uri: uri.href, mimeType: "text/plain", text: notes.length ? notes.join("\n") : "(no notes)" }],
     }));
+    if (held) {
+      server.registerTool("held_lookup", {
+        description: "Looks a key up, in its own time.",
+        inputSchema: { key: z.string().describe("The key to look up") },
+        annotations: { readOnlyHint: true },
+      }, ({ key }) => (heldCalls++ === 0 ? new Promise(() => {}) : Promise.resolve({ content: [{ type: "text", text: `value of ${key}` }] })));
+    }
     for (const name of added) addedTool(server, name);
     return server;
   }

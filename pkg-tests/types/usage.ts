@@ -4,8 +4,8 @@ import {
   AssistantMessageParser, parseAssistantMessage, readModelStream, sseDecoder, StreamDecoder,
   ToolCallAssembler, buildRequest, modelCost, Task, ClewStreamError, ClewTaskError, ClewError, ready,
   type Block, type Chunk, type HttpRequest, type NativeToolCall, type TaskMessage, type TaskOutcome,
-  type ModelSettings, type ModelRequest, type TaskState, type TaskSnapshot, type TaskSnapshotChanges, type PersistReason,
-  type McpClient, type McpServerOption,
+  type ModelSettings, type ModelRequest, type TaskState, type TaskSnapshot, type TaskSnapshotChanges, type TaskSnapshotParts, type PersistReason,
+  type McpClient, type McpServerOption, type HistoryMessage,
 } from "clew";
 import { connectMcpServer } from "clew/mcp";
 import "clew/mcp-servers";
@@ -104,6 +104,12 @@ async function run(): Promise<void> {
     },
   });
   const snapshot: TaskSnapshot = kept.snapshot();
+  const parts: TaskSnapshotParts = Task.snapshotParts(snapshot);
+  const head: object = parts.head; void head;
+  const firstEntry: HistoryMessage | undefined = parts.history.entries[parts.history.from]; void firstEntry;
+  const joined: TaskSnapshot = Task.joinSnapshot(parts); void joined;
+  // @ts-expect-error: parts hold a head
+  Task.joinSnapshot({ history: parts.history, messages: parts.messages });
   const again: Task = Task.restore(JSON.stringify(snapshot), { model: settings });
   const resumed: TaskOutcome = await again.resume(); void resumed;
   Task.fromHistory({ history: snapshot.history, messages: snapshot.messages }, { model: settings });

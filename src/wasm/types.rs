@@ -352,6 +352,16 @@ export interface TaskSnapshotChanges extends TaskSnapshot {
   messagesFrom: number;
 }
 
+/** A snapshot cut by `Task.snapshotParts`: the head and each list's entries from an index on. */
+export interface TaskSnapshotParts {
+  /** Every member but the two lists (opaque: store it whole, under one key). */
+  head: object;
+  /** The history's entries from index `from` on. */
+  history: { from: number; entries: HistoryMessage[] };
+  /** The transcript's entries from index `from` on (each replaces the stored one at its index). */
+  messages: { from: number; entries: TaskMessage[] };
+}
+
 /** A history message, as `task.history` gives it. */
 export type HistoryMessage = { role: "user" | "assistant"; content: string | ContentBlock[] };
 

@@ -447,3 +447,31 @@ fn the_catalog_comes_from_the_raw_listing_and_the_options() {
     assert!(system.contains("named <server>0mcp0<tool>"), "{system}");
     assert!(system.contains("### Resource templates\n- notes://{id}: text/plain\n"), "{system}");
 }
+
+#[test]
+fn a_task_stored_by_its_parts_keeps_the_servers_listing_in_its_head_and_runs_a_read_again() {
+    let config = || TaskConfig { yolo: true, ..mcp_config() };
+    let mut h = harness(config(), vec![text(&[&call("lookup", r#"{"key":"a"}"#)]), completion("ok")]);
+    h.tool = Box::new(|_, _| None);
+    h.pause = Some(at_waiting_point(1));
+    h.start("t");
+    assert_eq!(h.task.state(), "tool", "the read-only call runs when the parts are taken");
+    // What an application stores: the head whole under one key, the entries one per key.
+    let parts: serde_json::Value =
+        serde_json::from_str(&clew::agent::snapshot_parts(&h.task.snapshot_changes()).unwrap()).unwrap();
+    assert!(parts["head"]["mcp"].is_object(), "the listing is part of the head: {}", parts["head"]);
+    let stored = json!({
+        "head": parts["head"].clone(),
+        "history": {"entries": parts["history"]["entries"].clone()},
+        "messages": {"entries": parts["messages"]["entries"].clone()},
+    });
+    let snapshot = clew::agent::join_snapshot(&stored.to_string()).unwrap();
+    let mut restored = harness(config(), vec![completion("ok")]);
+    restored.task = Task::restore(&snapshot, config()).unwrap();
+    restored.now = h.now;
+    restored.tool = Box::new(|_, _| Some(ToolOutput::text("found")));
+    restored.task.resume(restored.now);
+    restored.run();
+    assert_eq!(restored.tool_calls.len(), 1, "the catalog says the call only reads: it runs again");
+    assert!(matches!(restored.outcome(), Some(clew::agent::Outcome::Completed { .. })));
+}

@@ -4,8 +4,8 @@
 
 use crate::harness::*;
 use clew::agent::{
-    merge_snapshot, transcript_entry, AskAnswer, AskKind, AskResponse, Limits, Message, MessageKind, Outcome,
-    SnapshotErrorKind, Task, TaskConfig, TaskUsage, INTERRUPTED_BY_API_ERROR, SNAPSHOT_VERSION,
+    join_snapshot, merge_snapshot, snapshot_parts, transcript_entry, AskAnswer, AskKind, AskResponse, Limits, Message,
+    MessageKind, Outcome, SnapshotErrorKind, Task, TaskConfig, TaskUsage, INTERRUPTED_BY_API_ERROR, SNAPSHOT_VERSION,
 };
 
 fn script() -> Vec<Reply> {
@@ -244,6 +244,116 @@ fn the_changes_since_the_last_call_assemble_into_the_whole_snapshot() {
     }
     assert!(matches!(h.outcome(), Some(Outcome::Completed { .. })), "{:?}", h.transcript());
     assert!(checks > 10);
+}
+
+/// An application's store of a task by its parts: the head whole, each entry under its index.
+#[derive(Default)]
+struct PartsStore {
+    head: serde_json::Value,
+    history: Vec<serde_json::Value>,
+    messages: Vec<serde_json::Value>,
+}
+
+impl PartsStore {
+    fn put(&mut self, changes: &str) {
+        let parts: serde_json::Value = serde_json::from_str(&snapshot_parts(changes).unwrap()).unwrap();
+        self.head = parts["head"].clone();
+        for (list, part) in [(&mut self.history, &parts["history"]), (&mut self.messages, &parts["messages"])] {
+            let from = part["from"].as_u64().unwrap() as usize;
+            let entries = part["entries"].as_array().unwrap();
+            list.truncate(from);
+            list.extend(entries.iter().cloned());
+        }
+    }
+
+    fn whole(&self) -> String {
+        let parts = serde_json::json!({
+            "head": self.head,
+            "history": {"from": 0, "entries": self.history},
+            "messages": {"from": 0, "entries": self.messages},
+        });
+        join_snapshot(&parts.to_string()).unwrap()
+    }
+}
+
+#[test]
+fn a_task_stored_entry_by_entry_from_its_parts_joins_into_the_whole_snapshot_at_every_step() {
+    let mut h = Harness::new(scripted_config(), script());
+    h.ask = Box::new(answers);
+    h.task.start(h.now, "t", Vec::new());
+    let mut store = PartsStore::default();
+    let mut checks = 0;
+    for _ in 0..200 {
+        store.put(&h.task.snapshot_changes());
+        let whole: serde_json::Value = serde_json::from_str(&h.task.snapshot()).unwrap();
+        assert_eq!(serde_json::from_str::<serde_json::Value>(&store.whole()).unwrap(), whole);
+        checks += 1;
+        if h.outcome().is_some() {
+            break;
+        }
+        h.step_once();
+    }
+    assert!(matches!(h.outcome(), Some(Outcome::Completed { .. })), "{:?}", h.transcript());
+    assert!(checks > 10);
+    let mut restored = Harness::new(scripted_config(), Vec::new());
+    restored.task = Task::restore(&store.whole(), scripted_config()).unwrap();
+    restored.task.resume(h.now);
+    restored.run();
+    assert!(matches!(restored.outcome(), Some(Outcome::Completed { .. })));
+}
+
+#[test]
+fn the_head_is_every_member_but_the_two_lists_and_joining_the_parts_gives_the_changes_back() {
+    let changes = r#"{"version":3,"tools":["b"],"mcp":{"servers":[]},"historyFrom":2,"messagesFrom":0,"history":[3],"messages":[{"ts":2}],"state":[9],"later":true}"#;
+    let text = snapshot_parts(changes).unwrap();
+    let parts: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let expected = serde_json::json!({
+        "head": {"version": 3, "tools": ["b"], "mcp": {"servers": []}, "state": [9], "later": true},
+        "history": {"from": 2, "entries": [3]},
+        "messages": {"from": 0, "entries": [{"ts": 2}]},
+    });
+    assert_eq!(parts, expected, "a member a later format adds is part of the head");
+    let joined = join_snapshot(&text).unwrap();
+    let back = r#"{"version":3,"tools":["b"],"mcp":{"servers":[]},"state":[9],"later":true,"historyFrom":2,"history":[3],"messages":[{"ts":2}]}"#;
+    assert_eq!(joined, back, "an index of 0 is left out");
+    // Absent lists are empty; absent indexes are 0.
+    let bare: serde_json::Value = serde_json::from_str(&snapshot_parts(r#"{"version":3}"#).unwrap()).unwrap();
+    assert_eq!(bare["history"], serde_json::json!({"from": 0, "entries": []}));
+    assert_eq!(join_snapshot(r#"{"head":{}}"#).unwrap(), r#"{"history":[],"messages":[]}"#);
+}
+
+#[test]
+fn parts_that_cannot_be_read_or_joined_say_what_is_wrong() {
+    let cases = [
+        (snapshot_parts("[]"), "the changes are not a JSON object"),
+        (
+            snapshot_parts(r#"{"history":{}}"#),
+            "the changes' history must hold an array of entries and the index they begin at, a whole number",
+        ),
+        (
+            snapshot_parts(r#"{"messagesFrom":-1}"#),
+            "the changes' messages must hold an array of entries and the index they begin at, a whole number",
+        ),
+        (join_snapshot("nope"), "the parts are not a JSON object"),
+        (join_snapshot(r#"{"history":{"entries":[]}}"#), "the parts' head must be an object"),
+        (
+            join_snapshot(r#"{"head":{"version":3,"history":[1]}}"#),
+            "the parts' head holds \"history\", which is not part of the head: give the entries in history and messages",
+        ),
+        (
+            join_snapshot(r#"{"head":{},"history":[1]}"#),
+            "the parts' history must hold an array of entries and the index they begin at, a whole number",
+        ),
+        (
+            join_snapshot(r#"{"head":{},"messages":{"from":1.5,"entries":[]}}"#),
+            "the parts' messages must hold an array of entries and the index they begin at, a whole number",
+        ),
+    ];
+    for (result, expected) in cases {
+        let error = result.unwrap_err();
+        assert_eq!(error.kind, SnapshotErrorKind::Invalid);
+        assert_eq!(error.message, expected);
+    }
 }
 
 #[test]

@@ -57,7 +57,10 @@ pub use history::{max_allowed_tokens, next_truncation, request_messages, Deleted
 pub use mcp::{McpCatalog, ACCESS_MCP_RESOURCE, DEFAULT_MCP_TIMEOUT_MS, USE_MCP_TOOL};
 pub use message::{AskAnswer, AskKind, AskResponse, Message, MessageKind, SayKind, Transcript};
 pub use options::{CallbackSlots, ClockSlots, Slot, TaskOptions, ToolSlots, HOOK_NAMES};
-pub use snapshot::{merge_snapshot, transcript_entry, SnapshotError, SnapshotErrorKind, SNAPSHOT_VERSION};
+pub use snapshot::{
+    join_snapshot, merge_snapshot, snapshot_member, snapshot_parts, transcript_entry, SnapshotError, SnapshotErrorKind,
+    SnapshotMember, SNAPSHOT_LISTS, SNAPSHOT_VERSION,
+};
 pub use tags::{PersistReason, TaskState};
 pub use task::{Task, TaskUsage};
 pub use texts::{EMPTY_REPLY, INTERRUPTED_BY_API_ERROR, INTERRUPTED_BY_USER, TOOL_DENIED};

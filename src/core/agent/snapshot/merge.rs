@@ -1,12 +1,10 @@
 //! [`merge_snapshot`]: a stored snapshot with a persist's changes applied (what
-//! `Task.mergeSnapshot` does), the one place that knows how the parts fit together.
+//! `Task.mergeSnapshot` does). Which members are lists is [`SNAPSHOT_LISTS`]' table.
 
 use crate::core::json::{write_string, Json};
 
+use super::parts::{index, items, object, SNAPSHOT_LISTS};
 use super::SnapshotError;
-
-/// The lists a persist gives from an index on, each with the key of that index.
-const PARTS: [(&str, &str); 2] = [("history", "historyFrom"), ("messages", "messagesFrom")];
 
 /// The whole snapshot from `stored` (`None` before the first persist) and `changes` (what
 /// `options.persist` got, as JSON text; a whole snapshot works too): the stored `history`
@@ -27,7 +25,7 @@ pub fn merge_snapshot(stored: Option<&str>, changes: &str) -> Result<String, Sna
     let mut out = String::with_capacity(4096);
     out.push('{');
     for (key, value) in changes.as_object().unwrap_or_default() {
-        let part = PARTS.iter().find(|(list, from)| key == list || key == from);
+        let part = SNAPSHOT_LISTS.iter().find(|(list, from)| key == list || key == from);
         if part.is_some_and(|(_, from)| key == from) {
             continue;
         }
@@ -62,25 +60,4 @@ pub fn merge_snapshot(stored: Option<&str>, changes: &str) -> Result<String, Sna
     }
     out.push('}');
     Ok(out)
-}
-
-/// `text` read as a JSON object.
-fn object(text: &str) -> Option<Json> {
-    Json::parse(text).ok().filter(Json::is_object)
-}
-
-/// The entries of `document`'s `list` (none when it is absent).
-fn items<'a>(document: &'a Json, list: &str) -> Option<&'a [Json]> {
-    match document.get(list) {
-        None | Some(Json::Null) => Some(&[]),
-        Some(value) => value.as_array(),
-    }
-}
-
-/// The index `document`'s `from` holds (0 when it is absent).
-fn index(document: &Json, from: &str) -> Option<usize> {
-    match document.get(from) {
-        None | Some(Json::Null) => Some(0),
-        Some(value) => value.as_u64().and_then(|n| usize::try_from(n).ok()),
-    }
 }

@@ -9,11 +9,15 @@
 //! codec's JSON (no serde). [`Task::snapshot_changes`] gives the same object with only the
 //! history and transcript entries that changed since its last call, and where they start
 //! (`historyFrom`, `messagesFrom`), so that persisting at every waiting point is not
-//! quadratic; [`merge_snapshot`] assembles the whole from the parts an application stored.
+//! quadratic; [`merge_snapshot`] assembles the whole from the parts an application stored,
+//! and [`snapshot_parts`] / [`join_snapshot`] cut a snapshot into its head and its two lists
+//! and put them back, so that an application stores it entry by entry without naming a
+//! member of the head.
 
 mod entries;
 mod from_history;
 mod merge;
+mod parts;
 mod reader;
 mod reply;
 mod resume;
@@ -24,6 +28,7 @@ mod writer;
 pub use entries::transcript_entry;
 pub(crate) use from_history::resumed_content;
 pub use merge::merge_snapshot;
+pub use parts::{join_snapshot, snapshot_member, snapshot_parts, SnapshotMember, SNAPSHOT_LISTS};
 
 use crate::core::json::Json;
 
