@@ -2,14 +2,14 @@
 // as wrangler bundles it, with the objects' SQLite storage on disk and a scripted model on
 // 127.0.0.1. Each test kills the object by disposing its Miniflare instance (workerd exits)
 // and goes on in a new instance over the same storage: at a write's approval (the approval
-// wakes it), mid-stream and during a retry delay (only the object's alarm wakes it), and for
-// an abort.
+// wakes it), mid-stream and during a retry delay (only the object's alarm wakes it), for
+// an abort, and from a head stored by the example's first version.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { here, entryFor } from "./support/package-dir.mjs";
-import { EventClient, bundleExample, exampleInstance, until } from "./support/durable-object-helpers.mjs";
+import { EventClient, bundleExample, exampleDir, exampleInstance, until } from "./support/durable-object-helpers.mjs";
 import { assertNoPackageWarnings, esbuildWarnings } from "./support/bundler-warnings.mjs";
 import { anthropicReply, startModelServer } from "./support/sse-server.mjs";
 import { responsesReply, geminiReply } from "./support/providers-replies.mjs";
@@ -300,6 +300,78 @@ test("abort reaches a task whose object was gone; unknown ids and bad requests a
     assert.deepEqual(client.end, aborted.body.outcome);
     assertClientSaw(client, (await worker.call("GET", `/tasks/${id}/messages`)).body);
     assert.equal(upstream.received.length, 1);
+  } finally {
+    await worker.dispose();
+    await upstream.close();
+  }
+});
+
+/**
+ * The example with one more RPC method on its object: `storeFirstVersionHead()` rewrites the
+ * stored head as the example's first version stored it (the snapshot's head members at the
+ * top level, beside the example's own).
+ */
+const FIRST_VERSION_HEAD = `
+import worker, { TaskObject as Example } from ${JSON.stringify(join(exampleDir, "src", "worker.js"))};
+import { Batch, readText } from ${JSON.stringify(join(exampleDir, "src", "store.js"))};
+
+export class TaskObject extends Example {
+  async storeFirstVersionHead() {
+    const stored = await readText(this.ctx.storage, "head");
+    const { snapshot, ...own } = JSON.parse(stored.text);
+    const batch = new Batch();
+    batch.text("head", JSON.stringify({ ...snapshot, ...own }), stored.parts);
+    await batch.commit(this.ctx.storage);
+    return Object.keys(snapshot);
+  }
+}
+
+export default {
+  fetch(request, env) {
+    const [, test, id] = new URL(request.url).pathname.split("/");
+    if (test !== "first-version-head") return worker.fetch(request, env);
+    return env.TASKS.get(env.TASKS.idFromString(id)).storeFirstVersionHead().then((keys) => Response.json(keys));
+  },
+};
+`;
+
+test("a head stored by the example's first version (snapshot members at its top level) still restores", async () => {
+  const rewriterDir = join(workDir, "first-version-head");
+  const entry = join(workDir, "worker.mjs");
+  writeFileSync(entry, FIRST_VERSION_HEAD);
+  await bundleExample(rewriterDir, entry);
+  const upstream = await startModelServer({
+    "/v1/messages": [
+      anthropicReply("<write_file>\n<path>a.txt</path>\n<content>x</content>\n</write_file>"),
+      anthropicReply("Done.\n<attempt_completion>\n<result>a.txt written</result>\n</attempt_completion>"),
+    ],
+  });
+  const persistDir = mkdtempSync(join(workDir, "storage-"));
+  let worker = await exampleInstance(rewriterDir, persistDir, upstream.url);
+  try {
+    const { body: { id } } = await worker.call("POST", "/tasks", { text: "Write a.txt" });
+    const waiting = await until("the approval", async () => {
+      const status = await worker.status(id);
+      return status.ask?.ask === "tool" && status.stored === "answer" && status;
+    });
+    const moved = await worker.call("GET", `/first-version-head/${id}`);
+    assert.deepEqual(moved.body.filter((key) => ["version", "tools", "state"].includes(key)).sort(), ["state", "tools", "version"]);
+    await worker.dispose();
+
+    worker = await instance(persistDir, upstream.url);
+    const status = await worker.status(id);
+    assert.equal(status.error, null);
+    assert.equal(status.ask.ts, waiting.ask.ts);
+    assert.equal((await worker.call("POST", `/tasks/${id}/answer`, { response: "yesButtonClicked", ts: waiting.ask.ts })).status, 200);
+    const offered = await until("the completion", async () => {
+      const s = await worker.status(id);
+      return s.ask?.ask === "completion_result" && s;
+    });
+    await worker.call("POST", `/tasks/${id}/answer`, { response: "yesButtonClicked", ts: offered.ask.ts });
+    const ended = await until("the outcome", async () => (await worker.status(id)).outcome);
+    assert.deepEqual(ended, { status: "completed", result: "a.txt written" });
+    assert.equal(upstream.received.length, 2);
+    assert.match(JSON.stringify(upstream.received[1].body.messages), /\[write_file for 'a\.txt'\] Result/);
   } finally {
     await worker.dispose();
     await upstream.close();

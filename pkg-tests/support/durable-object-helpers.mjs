@@ -22,11 +22,14 @@ export async function until(what, check, timeoutMs = 15_000) {
   }
 }
 
-/** The example's Worker bundled into `bundleDir` as wrangler bundles it; esbuild's result (with its metafile). */
-export function bundleExample(bundleDir) {
+/**
+ * The example's Worker (or the Worker at `entry`, a file named worker.js or worker.mjs) bundled
+ * into `bundleDir` as wrangler bundles it; esbuild's result (with its metafile).
+ */
+export function bundleExample(bundleDir, entry = join(exampleDir, "src", "worker.js")) {
   return build({
     ...wranglerOptions,
-    entryPoints: [join(exampleDir, "src", "worker.js")],
+    entryPoints: [entry],
     outdir: bundleDir,
     nodePaths: [join(here, "node_modules")],
     metafile: true,

@@ -5,7 +5,7 @@
 // history is sent whole with every model request and keeps growing, and a single tool
 // result (a file read) can be megabytes. So nothing is stored as one big value:
 //
-//   head          the snapshot's small part: version, tools, state, lengths, event sequence
+//   head          the snapshot's head (Task.snapshotParts), lengths, event sequence, outcome
 //   h:00000012    history entry 12, as JSON text
 //   m:00000012    transcript entry 12, as JSON text `{"rev":…,"message":…}`
 //   f:<path>      a file of the task's workspace (the path URI-encoded)

@@ -2,13 +2,13 @@
 //
 // The task's whole state is in the object's storage (see store.js); memory only caches it.
 // The object can be evicted at any moment (idle, a deploy, a crash) and anything that
-// reaches it again (a request, its alarm) rebuilds the task from storage in the constructor
-// and resumes it: a pending ask is asked again, a stream that was cut is retried, a retry
-// delay waits what is left.
+// reaches it again (a request, its alarm) rebuilds the task from storage in the constructor,
+// with its MCP servers connected again (mcp.js), and resumes it: a pending ask is asked
+// again, a stream that was cut is retried, a retry delay waits what is left.
 //
 // What is stored, and when:
 // - at every waiting point the task calls `persist` with what changed (the new history and
-//   transcript entries, the state): those keys are written, nothing else;
+//   transcript entries, the snapshot's head): those keys are written, nothing else;
 // - between waiting points the transcript changes too (a reply streams, and ends): the
 //   object then stores the entries of `task.snapshot()` that changed, with its state, at
 //   once, or at most once a second (CHECKPOINT_MS) while a reply streams, so an eviction
@@ -26,6 +26,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { Task } from "clew";
 import { Batch, fileKey, historyKey, messageKey, partsOf, readText, readTexts } from "./store.js";
+import { closeMcpServers, connectMcpServers, mcpServerSettings } from "./mcp.js";
 
 /** At most one checkpoint of a streaming reply per this many milliseconds. */
 const CHECKPOINT_MS = 1000;
@@ -59,6 +60,18 @@ function sseEvent(id, data, name) {
   return `${name ? `event: ${name}\n` : ""}${id === null ? "" : `id: ${id}\n`}data: ${data}\n\n`;
 }
 
+/**
+ * A head as it is stored. NOTE: the example's first version stored the snapshot's head
+ * members next to its own, at the top level; such a record (of an object deployed before)
+ * is read as if its `snapshot` held everything but the example's own members, and the next
+ * store writes it in the present form.
+ */
+function upgradeHead(record) {
+  if ("snapshot" in record) return record;
+  const { taskState, historyLength, messagesLength, seq, outcome, ...snapshot } = record;
+  return { snapshot, taskState, historyLength, messagesLength, seq, outcome };
+}
+
 export class TaskObject extends DurableObject {
   constructor(ctx, env) {
     super(ctx, env);
@@ -66,7 +79,8 @@ export class TaskObject extends DurableObject {
     this.task = null;
     /** Why the stored task cannot run (storage damaged, a tool gone), as `{ code, message }`. */
     this.broken = null;
-    /** The stored head, parsed, and its part count. */
+    /** The stored head, parsed (`{ snapshot, taskState, historyLength, messagesLength, seq, outcome }`,
+     *  `snapshot` the opaque head of `Task.snapshotParts`), and its part count. */
     this.head = null;
     this.headParts = 0;
     /** Whether a `start` record exists (the task was started). */
@@ -96,6 +110,8 @@ export class TaskObject extends DurableObject {
     this.alarmAt = undefined;
     /** Settles when the task has ended and its outcome is stored. */
     this.done = null;
+    /** The connected MCP servers (a promise), once asked for. */
+    this.mcp = null;
     ctx.blockConcurrencyWhile(() => this.load());
   }
 
@@ -115,7 +131,7 @@ export class TaskObject extends DurableObject {
         this.answerParts = answer.parts;
       }
       if (head) {
-        this.head = JSON.parse(head.text);
+        this.head = upgradeHead(JSON.parse(head.text));
         this.headParts = head.parts;
         this.seq = this.head.seq;
         const [history, messages] = await Promise.all([readTexts(storage, "h:"), readTexts(storage, "m:")]);
@@ -139,16 +155,22 @@ export class TaskObject extends DurableObject {
     }
     if (this.head?.outcome) return;
     if (this.head) {
-      this.resumeTask();
+      await this.resumeTask();
     } else if (this.started) {
       // NOTE: stopped before its first persist: nothing was sent or run yet, so start again.
       const start = await readText(storage, "start");
-      this.startTask(JSON.parse(start.text));
+      await this.startTask(JSON.parse(start.text));
     }
   }
 
-  /** The task's options: the model from the environment, the workspace tools, the callbacks. */
-  options() {
+  /** The MCP servers of `MCP_SERVERS`, connected once (see mcp.js). */
+  mcpServers() {
+    this.mcp ??= (async () => connectMcpServers(mcpServerSettings(this.env.MCP_SERVERS)))();
+    return this.mcp;
+  }
+
+  /** The task's options: the model from the environment, the workspace tools and MCP servers, the callbacks. */
+  options(mcpServers) {
     const env = this.env;
     const retry = {};
     if (env.RETRY_MAX) retry.maxRetries = Number(env.RETRY_MAX);
@@ -162,6 +184,8 @@ export class TaskObject extends DurableObject {
         ...(env.MODEL_URL ? { baseUrl: env.MODEL_URL } : {}),
       },
       tools: this.tools(),
+      ...(mcpServers.length > 0 ? { mcpServers } : {}),
+      // Runs read_file, and MCP tools that declare `readOnlyHint`, without asking.
       autoApprove: { readOnly: true },
       ...(Object.keys(retry).length > 0 ? { retry } : {}),
       say: (message) => this.onMessage(message),
@@ -205,9 +229,9 @@ export class TaskObject extends DurableObject {
     ];
   }
 
-  startTask({ text, images }) {
+  async startTask({ text, images }) {
     try {
-      this.task = new Task(this.options());
+      this.task = new Task(this.options(await this.mcpServers()));
     } catch (error) {
       this.fail(error);
       return;
@@ -215,16 +239,14 @@ export class TaskObject extends DurableObject {
     this.run(this.task.start(text, images ?? null));
   }
 
-  resumeTask() {
-    const snapshot = {
-      version: this.head.version,
-      tools: this.head.tools,
-      history: this.history.map((entry) => JSON.parse(entry.json)),
-      messages: this.messages.map((entry) => JSON.parse(entry.json)),
-      state: this.head.state,
-    };
+  async resumeTask() {
     try {
-      this.task = Task.restore(snapshot, this.options());
+      const snapshot = Task.joinSnapshot({
+        head: this.head.snapshot,
+        history: { entries: this.history.map((entry) => JSON.parse(entry.json)) },
+        messages: { entries: this.messages.map((entry) => JSON.parse(entry.json)) },
+      });
+      this.task = Task.restore(snapshot, this.options(await this.mcpServers()));
     } catch (error) {
       // NOTE: e.g. CLEW_SNAPSHOT_TOOL_MISSING after a deploy removed a tool: kept as it is.
       this.broken = { code: error.code ?? "RESTORE", message: error.message };
@@ -293,34 +315,36 @@ export class TaskObject extends DurableObject {
     const snapshot = this.task.snapshot();
     if (snapshot) await this.save(snapshot, "finished", plain);
     this.endClients(plain);
+    this.mcp?.then(closeMcpServers, () => {});
     return plain;
   }
 
   // ---- storing ----------------------------------------------------------------------------
 
   /**
-   * Stores a snapshot's changes (`historyFrom`/`messagesFrom` absent: a whole snapshot):
-   * only entries whose text differs from the stored one are written. Sends the transcript
-   * events of what changed. Returns when the runtime took the writes.
+   * Stores a snapshot, or a persist's changes: only entries whose text differs from the
+   * stored one are written, and the snapshot's head whole. Sends the transcript events of
+   * what changed. Returns when the runtime took the writes.
    */
   save(snapshot, taskState, outcome) {
     const batch = new Batch();
-    const historyFrom = snapshot.historyFrom ?? 0;
-    const messagesFrom = snapshot.messagesFrom ?? 0;
+    const parts = Task.snapshotParts(snapshot);
+    const { from: historyFrom, entries: history } = parts.history;
+    const { from: messagesFrom, entries: messages } = parts.messages;
 
-    snapshot.history.forEach((entry, k) => {
+    history.forEach((entry, k) => {
       const i = historyFrom + k;
       const json = JSON.stringify(entry);
       const old = this.history[i];
       if (old?.json === json) return;
       this.history[i] = { json, parts: batch.text(historyKey(i), json, old?.parts) };
     });
-    const historyLength = historyFrom + snapshot.history.length;
+    const historyLength = historyFrom + history.length;
     for (let i = historyLength; i < this.history.length; i++) batch.drop(historyKey(i), this.history[i].parts);
     this.history.length = historyLength;
 
     const events = [];
-    snapshot.messages.forEach((message, k) => {
+    messages.forEach((message, k) => {
       const i = messagesFrom + k;
       const json = JSON.stringify(message);
       const old = this.messages[i];
@@ -332,7 +356,7 @@ export class TaskObject extends DurableObject {
       this.indexOf.set(message.ts, i);
       events.push(sseEvent(rev, json));
     });
-    const messagesLength = messagesFrom + snapshot.messages.length;
+    const messagesLength = messagesFrom + messages.length;
     for (let i = messagesLength; i < this.messages.length; i++) {
       batch.drop(messageKey(i), this.messages[i].parts);
       this.indexOf.delete(this.messages[i].ts);
@@ -340,9 +364,7 @@ export class TaskObject extends DurableObject {
     this.messages.length = messagesLength;
 
     this.head = {
-      version: snapshot.version,
-      tools: snapshot.tools,
-      state: snapshot.state,
+      snapshot: parts.head,
       taskState,
       historyLength,
       messagesLength,
@@ -433,7 +455,7 @@ export class TaskObject extends DurableObject {
     for (const [path, content] of Object.entries(files ?? {})) batch.text(fileKey(path), content);
     await batch.commit(this.ctx.storage);
     this.started = true;
-    this.startTask({ text, images });
+    await this.startTask({ text, images });
     return reply(201, { id: this.ctx.id.toString() });
   }
 
