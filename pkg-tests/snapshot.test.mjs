@@ -229,6 +229,38 @@ test("a persist that rejects ends the task failed, before the wait starts", asyn
   }
 });
 
+test("a persist that fails every time ends the task failed, and one that fails at the end leaves its outcome; neither is called again and again", async () => {
+  const completion = xml("<attempt_completion><result>done</result></attempt_completion>");
+  for (const failing of ["finished", "every"]) {
+    for (const [how, fail] of [["rejects", async () => { throw new Error("disk full"); }], ["throws", () => { throw new Error("disk full"); }]]) {
+      const server = await startModelServer({ "/v1/messages": [completion] });
+      try {
+        const reasons = [];
+        const task = new Task(optionsFor(server.url, {
+          ask: (m) => (m.partial ? undefined : { response: "yesButtonClicked" }),
+          persist: (_, { reason }) => {
+            reasons.push(reason);
+            if (reasons.length > 50) throw new Error("called again and again");
+            return failing === "every" || reason === "finished" ? fail() : undefined;
+          },
+        }));
+        const outcome = await task.start("go");
+        assert.equal(reasons.filter((r) => r === "finished").length, 1, `${failing} ${how}: ${reasons}`);
+        if (failing === "finished") {
+          assert.equal(outcome.status, "completed", "the task had ended: its outcome stands");
+          continue;
+        }
+        assert.equal(outcome.status, "failed", `${failing} ${how}`);
+        assert.equal(outcome.error.code, "CLEW_PERSIST_FAILED");
+        assert.match(outcome.error.message, /disk full/);
+        assert.equal(task.outcome.status, "failed");
+      } finally {
+        await server.close();
+      }
+    }
+  }
+});
+
 test("abort while a persist is pending ends the task at once, and nothing waits on it", async () => {
   const server = await startModelServer({ "/v1/messages": [xml("<write_file><path>b</path></write_file>")] });
   try {

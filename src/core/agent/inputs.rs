@@ -237,16 +237,19 @@ impl Task {
     }
 
     /// Ends the task `failed` with `code` because its host cannot go on (it could not store a
-    /// snapshot): the same steps as [`abort`](Self::abort), with that outcome.
+    /// snapshot): the same steps as [`abort`](Self::abort), with that outcome. Ignored once
+    /// the task has ended (the persist of its end failed: its outcome stands).
     pub fn fail(&mut self, now: u64, code: &str, message: &str) {
         self.stop(now, Outcome::failed(code, message));
     }
 
     fn stop(&mut self, now: u64, outcome: Outcome) {
-        self.ctx.tick(now);
+        // NOTE: an ended task asks for no new persist: the one of its end, failing, would
+        // fail again, and again, forever.
         if matches!(self.phase, Phase::Finished(_)) {
             return;
         }
+        self.ctx.tick(now);
         // NOTE: a cancel among them is not lost: `Finished` makes the driver cancel every
         // stream and tool it still runs.
         self.ctx.effects = std::collections::VecDeque::new();
