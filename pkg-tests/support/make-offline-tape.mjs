@@ -6,11 +6,19 @@
 // model leaves the tape for its script at that request (the page's status says so). Run
 // again, the old tape answers as far as it still matches and the script the rest.
 //   node support/make-offline-tape.mjs
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { serve } from "./static-server.mjs";
 import { packageDir, repoRoot } from "./package-dir.mjs";
 import { finishTheTask, openPlayground } from "./playground.mjs";
+
+/** The tape as JSON text with one line per member and per interaction (www/ keeps files short). */
+function tapeText(tape) {
+  const member = ([key, value]) => key === "interactions"
+    ? ` "interactions": [\n${value.map((item) => `  ${JSON.stringify(item)}`).join(",\n")}\n ]`
+    : ` ${JSON.stringify(key)}: ${JSON.stringify(value)}`;
+  return `{\n${Object.entries(tape).map(member).join(",\n")}\n}\n`;
+}
 
 const server = await serve({ "/pkg/": packageDir, "/": join(repoRoot, "www") });
 const browser = await openPlayground(server.url);
@@ -23,6 +31,7 @@ try {
   await download.saveAs(file);
   if (errors.length) throw new Error(`the page failed: ${errors.join("; ")}`);
   const tape = JSON.parse(readFileSync(file, "utf8"));
+  writeFileSync(file, tapeText(tape));
   console.log("wrote www/offline-tape.json:", tape.interactions.length, "interactions");
 } finally {
   await browser.close();
