@@ -54,13 +54,13 @@ declare global {
 /** `Task`'s statics written in JavaScript (js/snapshot-parts.js); no need to await `ready`. */
 export declare namespace Task {
   /**
-   * A snapshot or a persist's changes (an object or its JSON text) cut into the parts an
+   * A snapshot or a persist's changes cut into the parts an
    * application stores entry by entry: `head`, every member but the two lists (opaque: store
    * it whole, under one key), and each list's `entries` (the same objects) from index `from`
    * on (0 for a whole snapshot). `Task.joinSnapshot` puts them back together.
    * @throws TypeError (code `CLEW_INVALID_SNAPSHOT`) naming what cannot be read.
    */
-  function snapshotParts(changes: TaskSnapshotChanges | TaskSnapshot | string): TaskSnapshotParts;
+  function snapshotParts(changes: TaskSnapshotChanges | TaskSnapshot): TaskSnapshotParts;
   /**
    * The snapshot whose parts an application stored (each list's entries from 0 on): the
    * object `Task.restore` takes. With a `from` above 0 it gives those changes instead
@@ -68,6 +68,6 @@ export declare namespace Task {
    * @throws TypeError (code `CLEW_INVALID_SNAPSHOT`) naming what cannot be read.
    */
   function joinSnapshot(
-    parts: { head: object; history?: { from?: number; entries: HistoryMessage[] }; messages?: { from?: number; entries: TaskMessage[] } } | string,
+    parts: { head: object; history?: { from?: number; entries: HistoryMessage[] }; messages?: { from?: number; entries: TaskMessage[] } },
   ): TaskSnapshot;
 }

@@ -110,10 +110,10 @@ pub fn join_snapshot(parts: &str) -> Result<String, SnapshotError> {
 /// `part` (`{ from, entries }`) with an absent index made 0 and absent entries empty, or the
 /// error of a list that cannot be read in `whose` document.
 fn checked(mut part: Json, whose: &str, list: &str) -> Result<Json, SnapshotError> {
-    if part.get("from").is_none_or(Json::is_null) {
+    if matches!(part.get("from"), None | Some(Json::Null)) {
         part.set("from", 0u64);
     }
-    if part.get("entries").is_none_or(Json::is_null) {
+    if matches!(part.get("entries"), None | Some(Json::Null)) {
         part.set("entries", Json::Array(Vec::new()));
     }
     let from = part.get("from").and_then(Json::as_u64);
