@@ -97,6 +97,8 @@ pub struct Harness {
     pub mcp_catalog: Option<String>,
     /// The listings after that one, in order (then "").
     pub later_listings: VecDeque<String>,
+    /// A persist whose reason is this fails, as the host reports it: `task.fail(…)`.
+    pub failing_persist: Option<&'static str>,
 }
 
 /// A `pause` that stops at the task's `stop_at`-th waiting point with no stream open (a
@@ -146,6 +148,7 @@ impl Harness {
             pause: None,
             mcp_catalog: None,
             later_listings: Default::default(),
+            failing_persist: None,
         }
     }
 
@@ -281,6 +284,10 @@ impl Harness {
                     self.queue.push_back(Event::Mcp(id, catalog));
                 }
                 Effect::WakeAt(at) => self.wake = at,
+                Effect::Persist { reason, .. } if Some(reason.as_str()) == self.failing_persist => {
+                    assert!(self.effects.len() < 10_000, "the task keeps asking for persists");
+                    self.task.fail(self.now, clew::agent::codes::PERSIST_FAILED, "disk full");
+                }
                 _ => {}
             }
         }

@@ -568,6 +568,30 @@ fn with_persist_on_every_wait_is_preceded_by_a_persist_of_the_state_it_waits_in(
 }
 
 #[test]
+fn a_persist_that_fails_ends_the_task_failed_once_and_one_that_fails_at_the_end_leaves_its_outcome() {
+    use clew::agent::Effect;
+    let persists = |h: &Harness, reason: &str| {
+        h.effects.iter().filter(|e| matches!(e, Effect::Persist { reason: r, .. } if r.as_str() == reason)).count()
+    };
+    let mut h = Harness::new(TaskConfig { persist: true, ..scripted_config() }, script());
+    h.ask = Box::new(answers);
+    h.failing_persist = Some("finished");
+    h.start("t");
+    assert!(matches!(h.outcome(), Some(Outcome::Completed { .. })), "{:?}", h.outcome());
+    assert_eq!(persists(&h, "finished"), 1, "the failed persist of the end is not asked for again");
+    assert!(h.task.poll_effect().is_none());
+
+    let mut h = Harness::new(TaskConfig { persist: true, ..scripted_config() }, script());
+    h.ask = Box::new(answers);
+    h.failing_persist = Some("tool");
+    h.start("t");
+    let failed = matches!(h.outcome(), Some(Outcome::Failed { code, .. }) if code == "CLEW_PERSIST_FAILED");
+    assert!(failed, "{:?}", h.outcome());
+    assert_eq!(persists(&h, "finished"), 1);
+    assert!(!h.effects.iter().any(|e| matches!(e, Effect::RunTool { .. })), "the tool never ran");
+}
+
+#[test]
 fn the_persisted_changes_hold_the_transcript_entries_and_merge_into_the_final_snapshot() {
     use clew::agent::Effect;
     let config = TaskConfig { persist: true, ..scripted_config() };
