@@ -18,15 +18,16 @@ const DEMO = join(repoRoot, "scripts", "demo");
 
 /**
  * Fails unless scripts/demo would use pkg/ as it is: asks the question scripts/demo asks
- * (its `find <sources> -newer pkg/clew_bg.wasm`), read from the script itself.
+ * (its `find <sources> -newer pkg/<marker>`), read from the script itself.
  */
 function assertNoBuild() {
-  const find = /find ((?:[\w.-]+ )+)-newer pkg\/clew_bg\.wasm/.exec(readFileSync(DEMO, "utf8"));
-  assert.ok(find, "scripts/demo's check of pkg/ (find <sources> -newer pkg/clew_bg.wasm) is where this test reads it");
-  assert.ok(existsSync(join(repoRoot, "pkg", "clew_bg.wasm")), "pkg/ is built (scripts/build): the front-door step does not build it");
+  const find = /find ((?:[\w.-]+ )+)-newer (pkg\/[\w.-]+)/.exec(readFileSync(DEMO, "utf8"));
+  assert.ok(find, "scripts/demo's check of pkg/ (find <sources> -newer pkg/<marker>) is where this test reads it");
+  const marker = find[2];
+  assert.ok(existsSync(join(repoRoot, marker)), `${marker} exists: pkg/ is built (scripts/build), and the front-door step does not build it`);
   const sources = find[1].trim().split(/\s+/).filter((path) => existsSync(join(repoRoot, path)));
-  const newer = execFileSync("find", [...sources, "-newer", "pkg/clew_bg.wasm"], { cwd: repoRoot, encoding: "utf8" }).trim();
-  assert.equal(newer, "", "scripts/demo would rebuild pkg/ (these sources are newer than pkg/clew_bg.wasm), and the front-door step never builds: run scripts/build first");
+  const newer = execFileSync("find", [...sources, "-newer", marker], { cwd: repoRoot, encoding: "utf8" }).trim();
+  assert.equal(newer, "", `scripts/demo would rebuild pkg/ (these sources are newer than ${marker}), and the front-door step never builds: run scripts/build first`);
 }
 
 /** Starts scripts/demo with `args` in a process group of its own, output collected. */
