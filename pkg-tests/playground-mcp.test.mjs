@@ -8,7 +8,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { serve } from "./support/static-server.mjs";
-import { openPlayground, scriptedModel, stored, until } from "./support/playground.mjs";
+import { connectMcp, openPlayground, scriptedModel, startWithModel, stored, until } from "./support/playground.mjs";
 import { packageDir, repoRoot } from "./support/package-dir.mjs";
 import { bundleMcpSdk } from "../scripts/mcp-sdk-bundle.mjs";
 import { startMcpServer } from "./support/mcp-server.mjs";
@@ -56,13 +56,6 @@ test("clew/mcp reads servers as the tasks do: listMcpTools (every page), watchMc
 });
 
 /** Fills the MCP panel's form and connects; resolves once the button is free again. */
-async function connect(page, url, name) {
-  await page.fill("#mcpUrl", url);
-  await page.fill("#mcpName", name);
-  await page.click("#mcpConnect");
-  await page.waitForSelector("#mcpConnect:not([disabled])");
-}
-
 test("the MCP panel refuses a server name the core refuses (a0mcp0b), with the core's error, and adds no server", async () => {
   await bundleMcpSdk();
   const mcp = await startMcpServer();
@@ -70,13 +63,13 @@ test("the MCP panel refuses a server name the core refuses (a0mcp0b), with the c
   const browser = await openPlayground(server.url);
   try {
     const { page, errors } = browser;
-    await connect(page, mcp.url, "a0mcp0b");
+    await connectMcp(page, mcp.url, "a0mcp0b");
     const error = await page.$eval("#mcpError", (n) => (n.hidden ? "" : n.textContent));
     assert.match(error, /^The name "a0mcp0b" is refused: options\.mcpServers\[0\]\.name must be .*\(without "0mcp0"\)/);
     assert.equal(await page.$$eval("#mcpServers > li", (n) => n.length), 0, "no server is added");
     assert.equal(mcp.sessions.size, 0, "nothing connected to the server");
     // The same server under a name the core takes is added.
-    await connect(page, mcp.url, "a0mcp1b");
+    await connectMcp(page, mcp.url, "a0mcp1b");
     await page.waitForSelector('#mcpServers > li[data-server="a0mcp1b"] li[data-tool="lookup"]');
     assert.equal(await page.$eval("#mcpError", (n) => n.hidden), true);
     assert.deepEqual(errors, []);
@@ -99,16 +92,11 @@ test("kept in this browser, a task reloaded while a read-only MCP call runs rest
   const browser = await openPlayground(server.url);
   try {
     const { page, errors } = browser;
-    await connect(page, mcp.url, "notes");
+    await connectMcp(page, mcp.url, "notes");
     await page.waitForSelector('#mcpServers > li[data-server="notes"] li[data-tool="held_lookup"]');
     await page.check("#persist");
     await page.waitForSelector("body[data-kept=on]");
-    await page.selectOption("#provider", "openai");
-    await page.fill("#baseUrl", model.url);
-    await page.fill("#modelId", "scripted");
-    await page.fill("#apiKey", "sk-test");
-    await page.fill("#taskText", "What is the colour?");
-    await page.click("#start");
+    await startWithModel(page, model.url, "What is the colour?");
 
     // held_lookup is read-only: it runs at once, and the server holds it. The task was stored
     // before the call began (persist is awaited before each wait), with the servers' catalog.

@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { serve } from "./support/static-server.mjs";
-import { answerAndAccept, finishTheTask, openPlayground, scriptedModel, stored, until } from "./support/playground.mjs";
+import { answerAndAccept, connectMcp, finishTheTask, openPlayground, scriptedModel, startWithModel, stored, until } from "./support/playground.mjs";
 import { here, packageDir, repoRoot } from "./support/package-dir.mjs";
 import { scriptedReply } from "../www/offline-model.js";
 import { bundleMcpSdk } from "../scripts/mcp-sdk-bundle.mjs";
@@ -279,12 +279,7 @@ test("the playground connects an MCP server by URL, lists its tools, and the nex
     const sdkLoaded = () => page.evaluate(() => performance.getEntriesByType("resource").some((e) => e.name.endsWith("/mcp-sdk.js")));
     assert.equal(await sdkLoaded(), false, "the SDK loads only when a server is connected");
     const error = () => page.$eval("#mcpError", (n) => (n.hidden ? "" : n.textContent));
-    const connect = async (url, name = "") => {
-      await page.fill("#mcpUrl", url);
-      await page.fill("#mcpName", name);
-      await page.click("#mcpConnect");
-      await page.waitForSelector("#mcpConnect:not([disabled])");
-    };
+    const connect = (url, name = "") => connectMcp(page, url, name);
 
     // What goes wrong is said: not a URL, and a server whose origin does not allow this page's.
     await connect("not a url");
@@ -364,16 +359,9 @@ test("in the playground a model calls a connected MCP server's tools: a read-onl
   const browser = await openPlayground(server.url);
   try {
     const { page, errors } = browser;
-    await page.fill("#mcpUrl", mcp.url);
-    await page.fill("#mcpName", "notes");
-    await page.click("#mcpConnect");
+    await connectMcp(page, mcp.url, "notes");
     await page.waitForSelector('#mcpServers > li[data-server="notes"] li[data-tool="lookup"]');
-    await page.selectOption("#provider", "openai");
-    await page.fill("#baseUrl", model.url);
-    await page.fill("#modelId", "scripted");
-    await page.fill("#apiKey", "sk-test");
-    await page.fill("#taskText", "Note down what colour is.");
-    await page.click("#start");
+    await startWithModel(page, model.url, "Note down what colour is.");
 
     // lookup is read-only ("auto-approve read-only tools" is on): it runs without asking.
     // write_note asks, with the server, the tool and its arguments; approved, it runs.

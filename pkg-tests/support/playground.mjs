@@ -57,6 +57,24 @@ export async function answerAndAccept(page) {
 
 
 /** An OpenAI-compatible model on its own origin (with CORS): answers the requests with the SSE of `replies` in turn, and keeps them. */
+/** Connects the MCP server at `url` as `name` in the panel, and waits until the panel is done. */
+export async function connectMcp(page, url, name) {
+  await page.fill("#mcpUrl", url);
+  await page.fill("#mcpName", name);
+  await page.click("#mcpConnect");
+  await page.waitForSelector("#mcpConnect:not([disabled])");
+}
+
+/** Starts `text` as a task of the OpenAI-compatible model at `url` (a `scriptedModel`). */
+export async function startWithModel(page, url, text) {
+  await page.selectOption("#provider", "openai");
+  await page.fill("#baseUrl", url);
+  await page.fill("#modelId", "scripted");
+  await page.fill("#apiKey", "sk-test");
+  await page.fill("#taskText", text);
+  await page.click("#start");
+}
+
 export async function scriptedModel(replies) {
   const received = [];
   const http = createServer(async (req, res) => {

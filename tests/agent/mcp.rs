@@ -281,24 +281,39 @@ fn a_restored_task_knows_the_mcp_tools_and_needs_the_servers() {
     assert!(matches!(restored.outcome(), Some(clew::agent::Outcome::Completed { .. })));
 }
 
-#[test]
-fn a_restored_task_knows_its_servers_tools_before_it_lists_them_again() {
-    let config = || TaskConfig { yolo: true, ..mcp_config() };
-    let mut h = harness(config(), vec![text(&[&call("lookup", r#"{"key":"a"}"#)]), completion("ok")]);
+/// In YOLO mode, so the read-only `lookup` runs without asking.
+fn yolo_config() -> TaskConfig {
+    TaskConfig { yolo: true, ..mcp_config() }
+}
+
+/// A task stopped while its read-only `lookup` call runs.
+fn running_a_read() -> Harness {
+    let mut h = harness(yolo_config(), vec![text(&[&call("lookup", r#"{"key":"a"}"#)]), completion("ok")]);
     h.tool = Box::new(|_, _| None);
     h.pause = Some(at_waiting_point(1));
     h.start("t");
-    assert_eq!(h.task.state(), "tool", "the read-only call runs when the snapshot is taken");
-    let snapshot = h.task.snapshot();
-    assert!(snapshot.contains(r#""mcp":{"#) && snapshot.contains(r#""name":"lookup""#), "{snapshot}");
-    let mut restored = harness(config(), vec![completion("ok")]);
-    restored.task = Task::restore(&snapshot, config()).unwrap();
-    restored.now = h.now;
+    assert_eq!(h.task.state(), "tool", "the read-only call runs when the task is stored");
+    h
+}
+
+/// Restores `snapshot` (taken at `now`) and checks the read runs again and the task completes.
+fn restored_runs_the_read_again(snapshot: &str, now: u64) {
+    let mut restored = harness(yolo_config(), vec![completion("ok")]);
+    restored.task = Task::restore(snapshot, yolo_config()).unwrap();
+    restored.now = now;
     restored.tool = Box::new(|_, _| Some(ToolOutput::text("found")));
     restored.task.resume(restored.now);
     restored.run();
     assert_eq!(restored.tool_calls.len(), 1, "the catalog says the call only reads: it runs again");
     assert!(matches!(restored.outcome(), Some(clew::agent::Outcome::Completed { .. })));
+}
+
+#[test]
+fn a_restored_task_knows_its_servers_tools_before_it_lists_them_again() {
+    let mut h = running_a_read();
+    let snapshot = h.task.snapshot();
+    assert!(snapshot.contains(r#""mcp":{"#) && snapshot.contains(r#""name":"lookup""#), "{snapshot}");
+    restored_runs_the_read_again(&snapshot, h.now);
 }
 
 fn options_error(options: serde_json::Value) -> String {
@@ -450,12 +465,7 @@ fn the_catalog_comes_from_the_raw_listing_and_the_options() {
 
 #[test]
 fn a_task_stored_by_its_parts_keeps_the_servers_listing_in_its_head_and_runs_a_read_again() {
-    let config = || TaskConfig { yolo: true, ..mcp_config() };
-    let mut h = harness(config(), vec![text(&[&call("lookup", r#"{"key":"a"}"#)]), completion("ok")]);
-    h.tool = Box::new(|_, _| None);
-    h.pause = Some(at_waiting_point(1));
-    h.start("t");
-    assert_eq!(h.task.state(), "tool", "the read-only call runs when the parts are taken");
+    let mut h = running_a_read();
     // What an application stores: the head whole under one key, the entries one per key.
     let parts: serde_json::Value =
         serde_json::from_str(&clew::agent::snapshot_parts(&h.task.snapshot_changes()).unwrap()).unwrap();
@@ -465,13 +475,5 @@ fn a_task_stored_by_its_parts_keeps_the_servers_listing_in_its_head_and_runs_a_r
         "history": {"entries": parts["history"]["entries"].clone()},
         "messages": {"entries": parts["messages"]["entries"].clone()},
     });
-    let snapshot = clew::agent::join_snapshot(&stored.to_string()).unwrap();
-    let mut restored = harness(config(), vec![completion("ok")]);
-    restored.task = Task::restore(&snapshot, config()).unwrap();
-    restored.now = h.now;
-    restored.tool = Box::new(|_, _| Some(ToolOutput::text("found")));
-    restored.task.resume(restored.now);
-    restored.run();
-    assert_eq!(restored.tool_calls.len(), 1, "the catalog says the call only reads: it runs again");
-    assert!(matches!(restored.outcome(), Some(clew::agent::Outcome::Completed { .. })));
+    restored_runs_the_read_again(&clew::agent::join_snapshot(&stored.to_string()).unwrap(), h.now);
 }

@@ -224,18 +224,15 @@ fn a_transcript_entry_is_written_once_as_say_and_the_snapshot_give_it() {
     assert!(first.starts_with(r#"{"ts":"#) && first.contains(r#","type":"say","say":"task","text":"t""#), "{first}");
 }
 
-#[test]
-fn the_changes_since_the_last_call_assemble_into_the_whole_snapshot() {
+/// Runs the scripted task to its completion one event at a time, calling `check` at every
+/// step (more than ten); gives the harness at the end.
+fn at_every_step(mut check: impl FnMut(&mut Task)) -> Harness {
     let mut h = Harness::new(scripted_config(), script());
     h.ask = Box::new(answers);
     h.task.start(h.now, "t", Vec::new());
-    let mut stored: Option<String> = None;
     let mut checks = 0;
     for _ in 0..200 {
-        let merged = merge_snapshot(stored.as_deref(), &h.task.snapshot_changes()).unwrap();
-        let whole: serde_json::Value = serde_json::from_str(&h.task.snapshot()).unwrap();
-        assert_eq!(serde_json::from_str::<serde_json::Value>(&merged).unwrap(), whole);
-        stored = Some(merged);
+        check(&mut h.task);
         checks += 1;
         if h.outcome().is_some() {
             break;
@@ -244,6 +241,18 @@ fn the_changes_since_the_last_call_assemble_into_the_whole_snapshot() {
     }
     assert!(matches!(h.outcome(), Some(Outcome::Completed { .. })), "{:?}", h.transcript());
     assert!(checks > 10);
+    h
+}
+
+#[test]
+fn the_changes_since_the_last_call_assemble_into_the_whole_snapshot() {
+    let mut stored: Option<String> = None;
+    at_every_step(|task| {
+        let merged = merge_snapshot(stored.as_deref(), &task.snapshot_changes()).unwrap();
+        let whole: serde_json::Value = serde_json::from_str(&task.snapshot()).unwrap();
+        assert_eq!(serde_json::from_str::<serde_json::Value>(&merged).unwrap(), whole);
+        stored = Some(merged);
+    });
 }
 
 /// An application's store of a task by its parts: the head whole, each entry under its index.
@@ -278,23 +287,12 @@ impl PartsStore {
 
 #[test]
 fn a_task_stored_entry_by_entry_from_its_parts_joins_into_the_whole_snapshot_at_every_step() {
-    let mut h = Harness::new(scripted_config(), script());
-    h.ask = Box::new(answers);
-    h.task.start(h.now, "t", Vec::new());
     let mut store = PartsStore::default();
-    let mut checks = 0;
-    for _ in 0..200 {
-        store.put(&h.task.snapshot_changes());
-        let whole: serde_json::Value = serde_json::from_str(&h.task.snapshot()).unwrap();
+    let h = at_every_step(|task| {
+        store.put(&task.snapshot_changes());
+        let whole: serde_json::Value = serde_json::from_str(&task.snapshot()).unwrap();
         assert_eq!(serde_json::from_str::<serde_json::Value>(&store.whole()).unwrap(), whole);
-        checks += 1;
-        if h.outcome().is_some() {
-            break;
-        }
-        h.step_once();
-    }
-    assert!(matches!(h.outcome(), Some(Outcome::Completed { .. })), "{:?}", h.transcript());
-    assert!(checks > 10);
+    });
     let mut restored = Harness::new(scripted_config(), Vec::new());
     restored.task = Task::restore(&store.whole(), scripted_config()).unwrap();
     restored.task.resume(h.now);
