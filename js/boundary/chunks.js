@@ -25,6 +25,7 @@ export function clew_chunk(out, kind, a, b, c, d, e) {
     chunk = { type: "tool_calls", tool_call: call };
   } else if (kind === 3) chunk = put({ type: "stop", reason: a }, "raw", b);
   else if (kind === 4) chunk = put(put({ type: "text_end" }, "signature", a), "phase", b);
+  else if (kind === 7) chunk = JSON.parse(a);
   else chunk = { type: "item", item: JSON.parse(a) };
   out.push(chunk);
 }

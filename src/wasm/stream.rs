@@ -42,6 +42,16 @@ fn chunks_to_js(chunks: &[Chunk]) -> Array {
                 json = Some(item.to_string());
                 (5, json.as_deref(), None, None, None, None)
             }
+            // NOTE: the rare chunks go as their JSON text (kind 7): a compaction, and usage with
+            // a context figure, applied edits or whole counts.
+            Chunk::Compaction { .. } => {
+                json = Some(chunk.to_json_text());
+                (7, json.as_deref(), None, None, None, None)
+            }
+            Chunk::Usage(usage) if usage.context_tokens.is_some() || usage.applied_edits.is_some() || usage.whole => {
+                json = Some(chunk.to_json_text());
+                (7, json.as_deref(), None, None, None, None)
+            }
             Chunk::Usage(usage) => {
                 clew_usage(
                     &out,

@@ -129,11 +129,14 @@ impl ContentBlock {
                     .ok_or_else(|| format!("{at}.summary must be an array of strings"))?,
             },
             Some("redacted_thinking") => Self::RedactedThinking { data: required(value, at, "data")? },
+            Some("compaction") => Self::Compaction {
+                provider: format_of(value, at, "provider")?,
+                content: string(value, at, "content")?,
+                encrypted_content: string(value, at, "encrypted_content")?,
+                id: string(value, at, "id")?,
+            },
             Some("item") => Self::Item {
-                format: match value.get("format").and_then(Json::as_str).map(str::parse::<Format>) {
-                    Some(Ok(format)) => format,
-                    _ => return Err(format!("{at}.format must name a stream format")),
-                },
+                format: format_of(value, at, "format")?,
                 item: value.get("item").cloned().ok_or_else(|| format!("{at}.item is required"))?,
             },
             Some(other) => return Err(format!("{at}.type \"{other}\" is not a content block type")),
@@ -175,6 +178,13 @@ impl ContentBlock {
                 out
             }
             Self::RedactedThinking { data } => block("redacted_thinking").with("data", data),
+            Self::Compaction { provider, content, encrypted_content, id } => {
+                let mut out = block("compaction").with("provider", provider.name());
+                put(&mut out, "content", content.as_ref());
+                put(&mut out, "encrypted_content", encrypted_content.as_ref());
+                put(&mut out, "id", id.as_ref());
+                out
+            }
             Self::Item { format, item } => block("item").with("format", format.name()).with("item", item.clone()),
         }
     }
@@ -215,6 +225,14 @@ impl ImageSource {
             }
             Self::Url { url } => Json::object().with("type", "url").with("url", url),
         }
+    }
+}
+
+/// The stream format `value[key]` names.
+fn format_of(value: &Json, at: &str, key: &str) -> Result<Format, Error> {
+    match value.get(key).and_then(Json::as_str).map(str::parse::<Format>) {
+        Some(Ok(format)) => Ok(format),
+        _ => Err(format!("{at}.{key} must name a stream format")),
     }
 }
 

@@ -117,6 +117,23 @@ pub enum ContentBlock {
         /// The encrypted data.
         data: String,
     },
+    /// A provider's compaction of the conversation before it (Anthropic's `compaction`
+    /// block, an OpenAI Responses `compaction` item), sent back verbatim and in place to its
+    /// own format only (CONTEXT §6). Fields in the history's (Anthropic's) snake case.
+    Compaction {
+        /// The format that compacted.
+        provider: Format,
+        /// Anthropic: the summary; `None` when the compaction failed (a server no-op, replayed
+        /// as received).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        content: Option<String>,
+        /// The provider's encrypted state of the compaction, sent back whole.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        encrypted_content: Option<String>,
+        /// OpenAI Responses: the item's id (`cmp_…`), the one item sent back with its id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
+    },
     /// An output item clew does not interpret (an OpenAI Responses `file_search_call`, a
     /// Gemini `executableCode` part…), sent back whole and in place to its own format only.
     Item {

@@ -173,5 +173,6 @@ pub fn usage_from_json(value: &Json, at: &str) -> Result<Usage, Error> {
         cache_read_tokens: count(value, at, "cacheReadTokens")?,
         total_cost: amount(value, at, "totalCost")?,
         reasoning_tokens: count(value, at, "reasoningTokens")?,
+        ..Usage::default()
     })
 }

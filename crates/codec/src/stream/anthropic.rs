@@ -342,6 +342,7 @@ impl AnthropicDecoder {
             cache_read_tokens: cached(cache_read, usage.cache_read_input_tokens),
             total_cost: None,
             reasoning_tokens: None,
+            ..Usage::default()
         }));
     }
 }

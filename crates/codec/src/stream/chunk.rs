@@ -49,6 +49,20 @@ pub enum Chunk {
         /// The item as the provider sent it.
         item: Json,
     },
+    /// A provider's compaction of the conversation, whole (CONTEXT §6): Anthropic's
+    /// `compaction` block (its deltas joined) or an OpenAI Responses `compaction` item (as
+    /// `output_item.done` has it). Never reply text, never a tool call.
+    Compaction {
+        /// Anthropic: the summary; `None` when the server could not compact.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        content: Option<String>,
+        /// The provider's encrypted state, to send back whole.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        encrypted_content: Option<String>,
+        /// OpenAI Responses: the item's id (`cmp_…`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
+    },
     /// A piece of a native tool call.
     ToolCalls {
         /// The call.
@@ -122,6 +136,20 @@ pub struct Usage {
     /// add them again).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reasoning_tokens: Option<u64>,
+    /// The context size of the reply's last model pass (its input, cache writes, cache reads
+    /// and output), when that differs from the reply's billed sum: with Anthropic's usage
+    /// `iterations`, the last `message` step (CONTEXT §1.2). The last chunk that has it wins.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_tokens: Option<u64>,
+    /// Anthropic context editing: the `applied_edits` the server reports, as sent (empty is
+    /// normal). The last chunk that has them wins.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub applied_edits: Option<Json>,
+    /// The counts are the reply's whole counts so far, replacing what earlier usage chunks of
+    /// the reply said rather than adding to it (Gemini's last `usageMetadata` is its last
+    /// word, even when smaller than an earlier one).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub whole: bool,
 }
 
 impl Chunk {

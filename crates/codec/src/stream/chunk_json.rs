@@ -119,6 +119,13 @@ fn count(out: &mut String, key: &str, value: Option<u64>) {
 }
 
 impl Chunk {
+    /// The chunk's JSON text (the shape JavaScript users get).
+    pub fn to_json_text(&self) -> String {
+        let mut out = String::new();
+        self.write_json(&mut out);
+        out
+    }
+
     /// Appends the chunk's JSON (the shape JavaScript users get) to `out`.
     pub fn write_json(&self, out: &mut String) {
         match self {
@@ -147,6 +154,12 @@ impl Chunk {
                 out.push_str("{\"type\":\"text_end\"");
                 optional(out, "signature", signature.as_ref());
                 optional(out, "phase", phase.as_ref());
+            }
+            Self::Compaction { content, encrypted_content, id } => {
+                out.push_str("{\"type\":\"compaction\"");
+                optional(out, "content", content.as_ref());
+                optional(out, "encrypted_content", encrypted_content.as_ref());
+                optional(out, "id", id.as_ref());
             }
             Self::Item { item } => {
                 out.push_str("{\"type\":\"item\",\"item\":");
@@ -191,6 +204,14 @@ impl Chunk {
                 if let Some(Json::Number(cost)) = usage.total_cost.map(Json::from) {
                     out.push_str(",\"totalCost\":");
                     out.push_str(cost.as_str());
+                }
+                count(out, "contextTokens", usage.context_tokens);
+                if let Some(edits) = &usage.applied_edits {
+                    out.push_str(",\"appliedEdits\":");
+                    out.push_str(&edits.to_string());
+                }
+                if usage.whole {
+                    out.push_str(",\"whole\":true");
                 }
             }
             Self::Stop { reason, raw } => {

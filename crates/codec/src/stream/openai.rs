@@ -314,6 +314,7 @@ impl OpenAiDecoder {
             cache_read_tokens: cached.map(|_| read.saturating_sub(r_read)),
             total_cost: usage.cost,
             reasoning_tokens: None,
+            ..Usage::default()
         }));
     }
 }

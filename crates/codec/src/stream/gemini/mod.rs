@@ -238,6 +238,7 @@ impl GeminiDecoder {
                 cache_read_tokens: cached.map(|_| cache_read),
                 total_cost: None,
                 reasoning_tokens: thoughts.map(|_| reasoning),
+                ..Usage::default()
             }),
         );
     }

@@ -287,6 +287,7 @@ impl ResponsesDecoder {
                     cache_read_tokens: read,
                     total_cost: usage.get("cost").and_then(Json::as_f64),
                     reasoning_tokens: count(usage, "output_tokens_details", "reasoning_tokens"),
+                    ..Usage::default()
                 }),
             );
         }
