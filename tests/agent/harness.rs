@@ -378,6 +378,9 @@ pub fn block_texts(blocks: &[ContentBlock]) -> Vec<String> {
             ContentBlock::Thinking { thinking, .. } => vec![format!("thinking {thinking}")],
             ContentBlock::RedactedThinking { .. } => vec!["[redacted]".into()],
             ContentBlock::Item { item, .. } => vec![format!("item {}", item.to_string())],
+            ContentBlock::Compaction { content, .. } => {
+                vec![format!("compaction {}", content.as_deref().unwrap_or("null"))]
+            }
         })
         .collect()
 }

@@ -59,7 +59,10 @@ impl Ctx {
             Chunk::Item { item } => turn::add_block(&mut round.parts, turn::item(self.config.format, item)),
             Chunk::Compaction { content, encrypted_content, id } => {
                 let provider = self.config.format;
-                turn::add_block(&mut round.parts, ContentBlock::Compaction { provider, content, encrypted_content, id });
+                turn::add_block(
+                    &mut round.parts,
+                    ContentBlock::Compaction { provider, content, encrypted_content, id },
+                );
             }
             Chunk::ToolCalls { tool_call } => {
                 let known = round.natives.calls().len();
