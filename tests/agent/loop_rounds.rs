@@ -171,7 +171,10 @@ fn proactive_truncation_uses_the_previous_requests_tokens() {
     h.start("t");
     let last = h.requests.last().unwrap();
     assert!(last.messages.len() < h.task.history().len() - 1, "the request left messages out");
-    assert!(block_texts(&last.messages[2].content.blocks())[0].starts_with("[NOTE]"));
+    // R1: the first reply goes as the notice alone.
+    assert_eq!(last.messages[1].role, Role::Assistant);
+    let notice = block_texts(&last.messages[1].content.blocks());
+    assert!(notice.len() == 1 && notice[0].starts_with("[NOTE]"), "{notice:?}");
 }
 
 #[test]

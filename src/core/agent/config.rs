@@ -152,6 +152,9 @@ pub struct TaskConfig {
     /// the task asks for their listing, [`Effect::ListMcpServers`](super::Effect::ListMcpServers)).
     #[serde(skip)]
     pub mcp_servers: Vec<McpServerSettings>,
+    /// Context management (`options.contextManagement`).
+    #[serde(default)]
+    pub context: super::context::ContextConfig,
 }
 
 /// Consecutive mistakes before the user is asked how to go on (the reference's default).
@@ -182,6 +185,7 @@ impl Default for TaskConfig {
             hooks: HookSet::default(),
             asks: true,
             mcp_servers: Vec::new(),
+            context: super::context::ContextConfig::default(),
         }
     }
 }

@@ -5,7 +5,6 @@ use std::rc::Rc;
 
 use super::config::ToolCalling;
 use super::effect::{Effect, HookKind};
-use super::history::{self, Truncation};
 use super::mcp::McpCatalog;
 use super::message::{AskKind, MessageKind, SayKind};
 use super::round_state::{Received, Retry, Round, StreamPhase, Wait};
@@ -92,12 +91,13 @@ impl Ctx {
         } else {
             Vec::new()
         };
-        let (messages, unchanged) = history::request_messages_sourced(&self.history, self.deleted);
+        let (messages, unchanged) = self.request_view();
         let request = ModelRequest {
             system: texts::system_prompt(&self.config, &self.catalog),
             messages,
             tools,
             model: Default::default(),
+            context: self.native_context(),
         };
         (request, unchanged)
     }
@@ -138,18 +138,6 @@ impl Ctx {
         self.effects.push_back(Effect::OpenStream { stream: round.stream_id, request, format, unchanged });
     }
 
-    /// Truncates the history before a request when the previous one came near the context
-    /// window (AGENT-LOOP §13.5).
-    pub(super) fn proactive_truncation(&mut self) {
-        let total = self.last_request_tokens;
-        let max = history::max_allowed_tokens(self.config.info.context_window);
-        if total >= max {
-            let how = if total / 2 > max { Truncation::Quarter } else { Truncation::Half };
-            self.deleted = history::next_truncation(&self.history, self.deleted, how);
-            self.last_request_tokens = 0;
-        }
-    }
-
     /// Adds the assistant turn of `round` to the history, with `marker` appended to its text.
     /// Called once a round, when its stream stops delivering.
     pub(crate) fn record_reply(&mut self, round: &Round, marker: Option<&str>) {
@@ -169,10 +157,9 @@ impl Ctx {
     pub(crate) fn finish_api_req(&mut self, round: &Round, cancel: Option<(&str, &str)>) {
         let usage = &round.usage;
         let cost = self.config.info.cost(usage);
-        self.last_request_tokens = usage.input_tokens
-            + usage.output_tokens
-            + usage.cache_write_tokens.unwrap_or(0)
-            + usage.cache_read_tokens.unwrap_or(0);
+        let compaction = round.compaction;
+        self.record_figure(round, compaction);
+        let figure = self.context.figure;
         let Some(message) = self.transcript.get_mut(round.api_req_ts) else { return };
         let mut info = Json::parse(&message.text).ok().filter(Json::is_object).unwrap_or_else(Json::object);
         info.set("tokensIn", usage.input_tokens);
@@ -180,6 +167,12 @@ impl Ctx {
         info.set("cacheWrites", usage.cache_write_tokens.unwrap_or(0));
         info.set("cacheReads", usage.cache_read_tokens.unwrap_or(0));
         info.set("cost", cost);
+        if let Some(figure) = figure {
+            info.set("contextTokens", figure);
+        }
+        if compaction {
+            info.set("compactionPass", "native");
+        }
         if round.usage_incomplete {
             info.set("usageComplete", false);
         }
@@ -196,7 +189,19 @@ impl Ctx {
 
     /// Adds a usage chunk to the round and the task.
     pub(crate) fn add_usage(&mut self, round: &mut Round, usage: &Usage) {
+        if usage.whole {
+            // The provider's last word replaces what the reply said so far.
+            let said = std::mem::take(&mut round.usage);
+            self.count_usage(&said, true);
+        }
+        round.usage_seen = true;
         round.usage.add(usage);
+        if usage.context_tokens.is_some() {
+            round.usage.context_tokens = usage.context_tokens;
+        }
+        if usage.applied_edits.is_some() {
+            round.usage.applied_edits.clone_from(&usage.applied_edits);
+        }
         self.count_usage(usage, false);
     }
 

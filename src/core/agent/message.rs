@@ -65,6 +65,9 @@ kinds!(
         McpServerRequestStarted = "mcp_server_request_started",
         /// What an MCP server answered (text and images).
         McpServerResponse = "mcp_server_response",
+        /// A compaction of the context (clew's own kind, CONTEXT §9.1: JSON text `{id, kind,
+        /// provider?, status, tokensBefore, tokensAfter?, summary?, reason?}`).
+        Compaction = "compaction",
         /// A kind clew does not emit, kept from a transcript given to `Task::from_history`
         /// (its name is in [`Message::other_kind`]).
         Other = "other",

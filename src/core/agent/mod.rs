@@ -21,6 +21,8 @@
 
 mod calls;
 mod config;
+mod context;
+mod context_texts;
 mod ctx;
 mod display;
 mod effect;
@@ -49,11 +51,14 @@ pub use config::{
     AutoApprove, ConfigError, DescribeFn, HookSet, Limits, McpServerSettings, ParamSpec, RetryPolicy, TaskConfig,
     Timeouts, ToolCalling, ToolSource, ToolSpec, ASK_FOLLOWUP_QUESTION, ATTEMPT_COMPLETION,
 };
+pub use context::{
+    edit_pass, max_allowed_tokens, next_truncation, view, ContextConfig, ContextState, DeletedRange, EditConfig,
+    EditState, Keep, NativeConfig, Strategy, SummarizeConfig, ViewPlan,
+};
 pub use display::{display_text, without_closing_tag};
 pub use effect::{codes, CheckpointKind, Effect, HookKind, HookResult, Outcome, ToolOutput};
 pub use event::Event;
 pub use failure::Failure;
-pub use history::{max_allowed_tokens, next_truncation, request_messages, DeletedRange, Truncation};
 pub use mcp::{McpCatalog, ACCESS_MCP_RESOURCE, DEFAULT_MCP_TIMEOUT_MS, USE_MCP_TOOL};
 pub use message::{AskAnswer, AskKind, AskResponse, Message, MessageKind, SayKind, Transcript};
 pub use options::{CallbackSlots, ClockSlots, Slot, TaskOptions, ToolSlots, HOOK_NAMES};

@@ -8,6 +8,7 @@ use super::config::{
     AutoApprove, HookSet, Limits, McpServerSettings, ParamSpec, RetryPolicy, TaskConfig, Timeouts, ToolCalling,
     ToolSpec, DEFAULT_MAX_CONSECUTIVE_MISTAKES, DEFAULT_PRESENTATION_INTERVAL_MS,
 };
+use super::context::ContextConfig;
 use super::mcp;
 use crate::core::json::fields::{amount, count, flag, list, object, object_member, required, string};
 use crate::core::json::Json;
@@ -45,6 +46,8 @@ pub struct CallbackSlots {
     /// `options.clock`: its `now`, `setTimeout` and `clearTimeout` (the task's clock, for
     /// fake timers and replay; absent, the host's own).
     pub clock: Option<ClockSlots>,
+    /// `options.contextManagement.summarize.readRequiredFiles`.
+    pub read_required_files: Option<Slot>,
 }
 
 /// Where `options.clock`'s functions sit.
@@ -169,6 +172,19 @@ impl TaskOptions {
         let settings = first.keep(ModelSettings::from_json(model, "options.model").map(Some)).unwrap_or_default();
         let (tools, tool_slots) = tools(options, &fns, &mut first);
         let mcp_servers = mcp_servers(options, &mut first);
+        let context_at = options.get("contextManagement");
+        let summarize = context_at.and_then(|c| c.get("summarize"));
+        let read_required_files = match summarize {
+            Some(summarize) if summarize.is_object() => {
+                first.keep(fns.get(summarize, "options.contextManagement.summarize", "readRequiredFiles"))
+            }
+            _ => None,
+        };
+        let context = first
+            .keep(
+                ContextConfig::from_json(options, &settings.id, &info, format, read_required_files.is_some()).map(Some),
+            )
+            .unwrap_or_default();
         if let Some(i) = tools.iter().position(|t| !mcp_servers.is_empty() && mcp::is_mcp_tool(&t.name)) {
             first.note(format!("options.tools[{i}].name names a tool of the MCP servers"));
         }
@@ -202,6 +218,7 @@ impl TaskOptions {
                 post_tool_use: hook_slots[4].is_some(),
             },
             mcp_servers,
+            context,
         };
         let callbacks = CallbackSlots {
             say,
@@ -214,6 +231,7 @@ impl TaskOptions {
             hooks: hook_slots,
             persist,
             clock,
+            read_required_files,
         };
         Ok(Self { config, model: settings, callbacks })
     }

@@ -59,6 +59,7 @@ impl Ctx {
             Chunk::Item { item } => turn::add_block(&mut round.parts, turn::item(self.config.format, item)),
             Chunk::Compaction { content, encrypted_content, id } => {
                 let provider = self.config.format;
+                round.compaction = true;
                 turn::add_block(
                     &mut round.parts,
                     ContentBlock::Compaction { provider, content, encrypted_content, id },

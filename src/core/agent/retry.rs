@@ -10,7 +10,6 @@
 
 use super::effect::{codes, Outcome};
 use super::failure::Failure;
-use super::history::{self, Truncation};
 use super::message::{AskKind, SayKind};
 use super::round_state::Retry;
 use super::task::Ctx;
@@ -43,12 +42,10 @@ impl Ctx {
             // NOTE: every retry after a context-window error sends a smaller request: the
             // first at once and in silence (the reference's), the later ones after the
             // policy's delay, each truncated further.
-            let truncated = history::next_truncation(&self.history, self.deleted, Truncation::Quarter);
-            if truncated == self.deleted {
-                let message = format!("{} (the history cannot be truncated further)", failure.message);
+            if let Err(why) = self.reactive_truncation() {
+                let message = format!("{} ({why})", failure.message);
                 return self.give_up(codes::CONTEXT_WINDOW_EXCEEDED, message);
             }
-            self.deleted = truncated;
             if let Some(used) = context_retry {
                 if !std::mem::replace(used, true) {
                     return NextTry::Truncated;

@@ -184,7 +184,16 @@ impl Task {
             self.ctx.initial_checkpoint = Some(id);
             self.ctx.effects.push_back(Effect::SaveCheckpoint { id, kind: CheckpointKind::Initial });
         }
-        let request = Json::object().with("request", summarize(&content)).to_string();
+        let mut request = Json::object().with("request", summarize(&content));
+        self.ctx.history.push(conversation::Message { role: Role::User, content: Content::Blocks(content) });
+        if let Some(outcome) = self.ctx.check_context() {
+            self.finish(outcome);
+            return;
+        }
+        if self.ctx.context.compacted {
+            request.set("contextTruncated", true);
+        }
+        let request = request.to_string();
         let api_req_ts = self.ctx.transcript.append(
             self.ctx.now,
             MessageKind::Say(SayKind::ApiReqStarted),
@@ -193,7 +202,6 @@ impl Task {
             Some(true),
         );
         self.ctx.emit_message(api_req_ts);
-        self.ctx.history.push(conversation::Message { role: Role::User, content: Content::Blocks(content) });
         let mut round = Box::new(Round::new(Rc::clone(&self.ctx.tools)));
         round.api_req_ts = api_req_ts;
         self.open_stream(&mut round);
@@ -227,7 +235,6 @@ impl Task {
             self.finish(outcome);
             return;
         }
-        self.ctx.proactive_truncation();
         self.ctx.usage.requests += 1;
         round.stream_id = self.ctx.new_id();
         round.decoder = Some(StreamDecoder::new(self.ctx.config.format));

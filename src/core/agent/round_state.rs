@@ -188,6 +188,10 @@ pub(crate) struct Round {
     /// usage never arrived. (Not in snapshots: it is read when the reply ends, in the same
     /// call that set it.)
     pub(crate) usage_incomplete: bool,
+    /// A usage chunk came (a request without one leaves no context figure).
+    pub(crate) usage_seen: bool,
+    /// The reply holds a provider compaction (a compaction pass, CONTEXT §9.2).
+    pub(crate) compaction: bool,
 }
 
 impl Default for Round {
@@ -221,6 +225,8 @@ impl Default for Round {
             paced: None,
             last_partial: None,
             usage_incomplete: false,
+            usage_seen: false,
+            compaction: false,
         }
     }
 }
@@ -316,5 +322,8 @@ impl Round {
         for piece in std::mem::take(&mut self.saved_natives) {
             self.natives.push(&piece);
         }
+        self.usage_seen = self.usage != Usage::default();
+        self.compaction =
+            self.parts.iter().any(|p| matches!(p, Part::Block { block: ContentBlock::Compaction { .. }, .. }));
     }
 }

@@ -9,8 +9,8 @@ use std::collections::VecDeque;
 use serde::{Deserialize, Serialize};
 
 use super::config::{ConfigError, DescribeFn, Describer, TaskConfig};
+use super::context::ContextState;
 use super::effect::{Effect, HookKind, Outcome};
-use super::history::DeletedRange;
 use super::mcp::McpCatalog;
 use super::message::{AskAnswer, AskResponse, Message, MessageKind, SayKind, Transcript};
 use super::repeats::Repeats;
@@ -84,10 +84,9 @@ pub(crate) struct Ctx {
     pub(crate) now: u64,
     pub(crate) transcript: Transcript,
     pub(crate) history: Vec<conversation::Message>,
-    pub(crate) deleted: Option<DeletedRange>,
+    /// Context management's state: the deleted range, the figure, the breaker's count…
+    pub(crate) context: ContextState,
     pub(crate) usage: TaskUsage,
-    /// Tokens of the last finished request (input, output and cache), for context checks.
-    pub(crate) last_request_tokens: u64,
     pub(crate) mistakes: u32,
     pub(crate) retry_attempts: u32,
     pub(crate) identical: Repeats,

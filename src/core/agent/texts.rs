@@ -172,7 +172,17 @@ pub fn resume_after_error() -> &'static str {
     "[Your previous response was cut off by an API error. Continue from where it stopped; do not repeat what you already wrote.]"
 }
 
-/// The notice placed on the first kept message when older history was removed.
+/// What a cleared tool result holds (CONTEXT §5).
+pub fn tool_result_cleared() -> &'static str {
+    "[This tool result was cleared to save context.]"
+}
+
+/// The result a call gets when the view lost its result (CONTEXT §2.3 R3).
+pub fn result_unavailable(name: &str) -> String {
+    format!("The result of {name} is no longer available.")
+}
+
+/// The truncation notice: message 1 of a truncated view (CONTEXT §2.3 R1).
 pub fn history_truncated() -> &'static str {
     "[NOTE] Some earlier messages of this conversation were removed to fit the context window."
 }

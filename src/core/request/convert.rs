@@ -4,12 +4,14 @@
 //! Reading names the offending place (`messages[2].content[0]`) in its error; unknown
 //! members are ignored, as `JSON.parse` users expect.
 
-use crate::core::json::fields::{amount, count, list, number, object, required, string};
+use crate::core::json::fields::{amount, count, list, number, object, object_member, required, string};
 use crate::core::json::{fields, Json};
 use crate::core::stream::model::ModelInfo;
 use crate::core::stream::Usage;
 
-use super::{Headers, HttpRequest, ModelRequest, ModelSettings, ToolDefinition};
+use super::{
+    Headers, HttpRequest, KeepThinking, ModelRequest, ModelSettings, NativeContext, ServerEdits, ToolDefinition,
+};
 use crate::core::conversation::Message;
 
 /// Why a value could not be read: where, and what is wrong.
@@ -26,7 +28,7 @@ fn put(object: &mut Json, key: &str, value: Option<&String>) {
 }
 
 impl ModelRequest {
-    /// Reads a request (`{system?, messages?, tools?, model}`).
+    /// Reads a request (`{system?, messages?, tools?, model, context?}`).
     pub fn from_json(value: &Json) -> Result<Self, Error> {
         let value = object(value, "request")?;
         let messages = list(value, "request", "messages")?
@@ -43,16 +45,92 @@ impl ModelRequest {
             Some(model) => ModelSettings::from_json(model, "request.model")?,
             None => return Err("request.model is required".into()),
         };
-        Ok(Self { system: string(value, "request", "system")?.unwrap_or_default(), messages, tools, model })
+        let context = match object_member(value, "request", "context")? {
+            Some(context) => Some(NativeContext::from_json(context, "request.context")?),
+            None => None,
+        };
+        Ok(Self { system: string(value, "request", "system")?.unwrap_or_default(), messages, tools, model, context })
     }
 
     /// The request as JSON, in the shape [`ModelRequest::from_json`] reads.
     pub fn to_json(&self) -> Json {
-        Json::object()
+        let out = Json::object()
             .with("system", &self.system)
             .with("messages", Message::list_to_json(&self.messages))
             .with("tools", self.tools.iter().map(ToolDefinition::to_json).collect::<Vec<_>>())
-            .with("model", self.model.to_json())
+            .with("model", self.model.to_json());
+        match &self.context {
+            Some(context) => out.with("context", context.to_json()),
+            None => out,
+        }
+    }
+}
+
+impl NativeContext {
+    /// Reads `{compactThreshold?, instructions?, pauseAfterCompaction?, edits?}`.
+    fn from_json(value: &Json, at: &str) -> Result<Self, Error> {
+        let edits = match object_member(value, at, "edits")? {
+            Some(edits) => Some(ServerEdits::from_json(edits, &format!("{at}.edits"))?),
+            None => None,
+        };
+        Ok(Self {
+            compact_threshold: count(value, at, "compactThreshold")?,
+            instructions: string(value, at, "instructions")?,
+            pause_after_compaction: flag(value, at, "pauseAfterCompaction")?,
+            edits,
+        })
+    }
+
+    fn to_json(&self) -> Json {
+        let mut out = Json::object();
+        if let Some(n) = self.compact_threshold {
+            out.set("compactThreshold", n);
+        }
+        put(&mut out, "instructions", self.instructions.as_ref());
+        out.set("pauseAfterCompaction", self.pause_after_compaction);
+        if let Some(edits) = &self.edits {
+            out.set("edits", edits.to_json());
+        }
+        out
+    }
+}
+
+impl ServerEdits {
+    /// Reads `{keepToolUses?, keepThinkingTurns?: number | "all", excludeTools?,
+    /// clearToolInputs?, clearAtLeast?}`; what is absent takes its default.
+    fn from_json(value: &Json, at: &str) -> Result<Self, Error> {
+        let default = Self::default();
+        let keep_thinking_turns = match value.get("keepThinkingTurns").and_then(Json::as_str) {
+            Some("all") => KeepThinking::All,
+            _ => count(value, at, "keepThinkingTurns")
+                .map_err(|_| format!("{at}.keepThinkingTurns must be a number or \"all\""))?
+                .map_or(default.keep_thinking_turns, KeepThinking::Turns),
+        };
+        let mut exclude_tools = Vec::new();
+        for tool in list(value, at, "excludeTools")? {
+            let tool = tool.as_str().ok_or_else(|| format!("{at}.excludeTools must be an array of strings"))?;
+            exclude_tools.push(tool.to_owned());
+        }
+        Ok(Self {
+            keep_tool_uses: count(value, at, "keepToolUses")?.unwrap_or(default.keep_tool_uses),
+            keep_thinking_turns,
+            exclude_tools,
+            clear_tool_inputs: flag(value, at, "clearToolInputs")?,
+            clear_at_least: count(value, at, "clearAtLeast")?.unwrap_or(0),
+        })
+    }
+
+    fn to_json(&self) -> Json {
+        let keep_thinking = match self.keep_thinking_turns {
+            KeepThinking::Turns(n) => Json::from(n),
+            KeepThinking::All => Json::from("all"),
+        };
+        Json::object()
+            .with("keepToolUses", self.keep_tool_uses)
+            .with("keepThinkingTurns", keep_thinking)
+            .with("excludeTools", self.exclude_tools.iter().map(Json::from).collect::<Vec<_>>())
+            .with("clearToolInputs", self.clear_tool_inputs)
+            .with("clearAtLeast", self.clear_at_least)
     }
 }
 
@@ -159,6 +237,7 @@ pub fn model_info_from_json(value: &Json, at: &str) -> Result<ModelInfo, Error> 
         cache_write_price: amount(value, at, "cacheWritePrice")?,
         cache_read_price: amount(value, at, "cacheReadPrice")?,
         supports_prompt_cache: flag(value, at, "supportsPromptCache")?,
+        supports_compaction: flag(value, at, "supportsCompaction")?,
     })
 }
 

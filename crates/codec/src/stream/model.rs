@@ -23,6 +23,9 @@ pub struct ModelInfo {
     pub cache_read_price: Option<f64>,
     /// Whether the model supports prompt-caching breakpoints.
     pub supports_prompt_cache: bool,
+    /// Whether the model compacts its context on the server (Anthropic models beyond the
+    /// ones clew lists; CONTEXT §6.1).
+    pub supports_compaction: bool,
 }
 
 impl ModelInfo {

@@ -48,11 +48,38 @@ use writer::Writer;
 /// reference files beside the old ones, and a reader for each earlier format (a migration in
 /// [`Task::restore`]): a format once released is never refused.
 ///
-/// Format 3 (this one) keeps the reply's parts in the order they came, with what each is sent
+/// Format 4 (this one) adds context management's state (CONTEXT §9.3: the figure, the loop
+/// breaker's count, the fallback, the summary's and edits' state) and a history block for a
+/// provider's compaction.
+///
+/// Format 3 keeps the reply's parts in the order they came, with what each is sent
 /// back with (signatures, encrypted reasoning, a message's phase, opaque items), and the stop
 /// reason; format 2 kept one reasoning text, its signature and the redacted blocks, which a
 /// format-2 snapshot still restores to (the history it would have written).
-pub const SNAPSHOT_VERSION: u64 = 3;
+pub const SNAPSHOT_VERSION: u64 = 4;
+
+/// Format 3 kept an OpenAI Responses compaction item as an opaque item; format 4 has a block
+/// for it (CONTEXT §9.3). The request sends the same item either way.
+fn compaction_items_as_blocks(history: &mut [crate::core::conversation::Message]) {
+    use crate::core::conversation::{Content, ContentBlock};
+    use crate::core::stream::Format;
+    for message in history {
+        let Content::Blocks(blocks) = &mut message.content else { continue };
+        for block in blocks.iter_mut() {
+            let ContentBlock::Item { format: Format::OpenAiResponses, item } = block else { continue };
+            if item.get("type").and_then(Json::as_str) != Some("compaction") {
+                continue;
+            }
+            let field = |key: &str| item.get(key).and_then(Json::as_str).map(str::to_owned);
+            *block = ContentBlock::Compaction {
+                provider: Format::OpenAiResponses,
+                content: None,
+                encrypted_content: field("encrypted_content"),
+                id: field("id"),
+            };
+        }
+    }
+}
 
 /// The oldest format [`Task::restore`] reads: the first one released. (Format 1 was only
 /// written by development builds before durable tasks were released.)
@@ -215,6 +242,9 @@ impl Task {
         }
         task.ctx.history =
             entries::read_history(list("history"), "snapshot.history").map_err(SnapshotError::invalid)?;
+        if r.version < 4 {
+            compaction_items_as_blocks(&mut task.ctx.history);
+        }
         let messages =
             entries::read_messages(list("messages"), "snapshot.messages", false).map_err(SnapshotError::invalid)?;
         task.ctx.transcript = Transcript::from_parts(messages, last_ts);

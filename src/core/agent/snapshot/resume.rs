@@ -180,7 +180,7 @@ impl Task {
     pub(super) fn check_restored(&mut self) -> Result<(), String> {
         let transcript = &self.ctx.transcript;
         let is_ask = |ts: u64| transcript.get(ts).is_some_and(|m| matches!(m.kind, MessageKind::Ask(_)));
-        if self.ctx.deleted.is_some_and(|range| range.end >= self.ctx.history.len() || range.start < 1) {
+        if self.ctx.context.range.is_some_and(|range| range.end >= self.ctx.history.len() || range.start < 1) {
             return Err("snapshot.state.deleted lies outside the history".into());
         }
         let retry_ask = match self.phase.retry() {

@@ -2,9 +2,9 @@
 //! both directions ([`Visit`]). For reading, each enum is first set to the variant its tag
 //! names (with default fields), then its fields are visited.
 
+use super::super::context::{ContextState, DeletedRange};
 use super::super::effect::Outcome;
 use super::super::failure::Failure;
-use super::super::history::DeletedRange;
 use super::super::repeats::Repeats;
 use super::super::round_state::{Received, Retry, Round, Skip, StreamPhase, Wait};
 use super::super::tags::tags;
@@ -262,18 +262,33 @@ fn phase(v: &mut dyn Visit, phase: &mut Phase) {
     v.end();
 }
 
+/// `"context": […]` (format 4), a tuple: context management's state but the range (CONTEXT
+/// §9.3).
+fn context(v: &mut dyn Visit, c: &mut ContextState) {
+    v.begin_tuple("context");
+    v.optional("figure", &mut c.figure);
+    v.number("consecutive", &mut c.consecutive);
+    v.flag("fellBack", &mut c.fell_back);
+    v.flag("summarizing", &mut c.summarizing);
+    v.flag("taskReplaced", &mut c.task_replaced);
+    v.flag("reminder", &mut c.reminder);
+    v.strings("cleared", &mut c.edits.cleared);
+    index(v, "thinkingBefore", &mut c.edits.thinking_before);
+    v.end();
+}
+
 /// `"state": […]`, a tuple: the counters and clocks, and the phase. `last_ts` is the transcript's
 /// clock (written from it, read into it by the caller).
 pub(super) fn state(v: &mut dyn Visit, ctx: &mut Ctx, task_phase: &mut Phase, last_ts: &mut u64) {
     v.begin_tuple("state");
     v.number("now", &mut ctx.now);
     v.number("lastTs", last_ts);
-    let mut start = ctx.deleted.map(|range| range.start as u64);
-    let mut end = ctx.deleted.map(|range| range.end as u64);
+    let mut start = ctx.context.range.map(|range| range.start as u64);
+    let mut end = ctx.context.range.map(|range| range.end as u64);
     v.optional("deletedStart", &mut start);
     v.optional("deletedEnd", &mut end);
     let fit = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
-    ctx.deleted = start.zip(end).map(|(start, end)| DeletedRange { start: fit(start), end: fit(end) });
+    ctx.context.range = start.zip(end).map(|(start, end)| DeletedRange { start: fit(start), end: fit(end) });
     let usage: &mut TaskUsage = &mut ctx.usage;
     v.begin("usage");
     v.number("inputTokens", &mut usage.input_tokens);
@@ -285,7 +300,15 @@ pub(super) fn state(v: &mut dyn Visit, ctx: &mut Ctx, task_phase: &mut Phase, la
     usage.total_cost = cost.unwrap_or(0.0);
     v.number("requests", &mut usage.requests);
     v.end();
-    v.number("lastRequestTokens", &mut ctx.last_request_tokens);
+    if v.version() >= 4 {
+        context(v, &mut ctx.context);
+    } else {
+        // NOTE: formats 2 and 3 kept the billed tokens of the last request, read as the
+        // figure (at worst one early truncation).
+        let mut tokens = ctx.context.figure.unwrap_or(0);
+        v.number("lastRequestTokens", &mut tokens);
+        ctx.context.figure = Some(tokens);
+    }
     small(v, "mistakes", &mut ctx.mistakes);
     small(v, "retryAttempts", &mut ctx.retry_attempts);
     let (name, params, count) = ctx.identical.parts();

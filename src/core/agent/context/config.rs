@@ -1,0 +1,284 @@
+//! `options.contextManagement` (CONTEXT §0): which strategy keeps a long task within its
+//! model's context, the absolute cap, and each strategy's settings, read and checked once.
+
+use serde::{Deserialize, Serialize};
+
+use crate::core::json::fields::{count, flag, list, object_member, string};
+use crate::core::json::Json;
+use crate::core::stream::model::ModelInfo;
+use crate::core::stream::Format;
+
+/// How the task keeps its requests within the context limit.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Strategy {
+    /// Cline's: remove the oldest half (or three quarters) of the conversation (§3).
+    #[default]
+    Truncate,
+    /// Cline's auto-condense: the model summarizes the task, which goes on from the summary (§4).
+    Summarize,
+    /// Clear old tool results and thinking, then truncate if that was not enough (§5).
+    Edit,
+    /// The provider compacts (Anthropic compaction, OpenAI Responses compaction) (§6).
+    Native,
+    /// Native where the provider has it, else summarize where the model can, else truncate (§7).
+    Auto,
+}
+
+impl Strategy {
+    /// The option's words, in the order of the enum.
+    pub const NAMES: [&'static str; 5] = ["truncate", "summarize", "edit", "native", "auto"];
+}
+
+/// The edit pre-pass's settings (§5).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EditConfig {
+    /// The newest tool results kept intact (default 3).
+    pub keep_tool_uses: u64,
+    /// The newest assistant turns whose reasoning is sent (default 1); `None`: all.
+    pub keep_thinking_turns: Option<u64>,
+    /// Tools whose results are never cleared.
+    pub exclude_tools: Vec<String>,
+    /// A cleared result's call is sent with `{}` as its input.
+    pub clear_tool_inputs: bool,
+    /// A pass that would save fewer tokens (estimated as characters / 4) does nothing.
+    pub clear_at_least: u64,
+    /// What a cleared result holds; `None`: clew's own notice.
+    pub placeholder: Option<String>,
+}
+
+impl Default for EditConfig {
+    fn default() -> Self {
+        Self {
+            keep_tool_uses: 3,
+            keep_thinking_turns: Some(1),
+            exclude_tools: Vec::new(),
+            clear_tool_inputs: false,
+            clear_at_least: 0,
+            placeholder: None,
+        }
+    }
+}
+
+/// The summarize strategy's settings (§4.2).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SummarizeConfig {
+    /// Summarize with any model, not only the reference's "next-gen" ones.
+    pub all_models: bool,
+    /// Appended to the summary instruction as a focus hint.
+    pub instructions: Option<String>,
+    /// The host reads the files a summary names (`readRequiredFiles`).
+    pub read_required_files: bool,
+}
+
+/// The native strategy's settings (§6).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NativeConfig {
+    /// Replaces the provider's compaction prompt (Anthropic).
+    pub instructions: Option<String>,
+    /// Anthropic: the response stops after the compaction block (default true).
+    pub pause_after_compaction: bool,
+    /// Requests start at the newest compaction (default true).
+    pub drop_compacted: bool,
+    /// OpenAI Responses: compact through `/responses/compact` instead of inline.
+    pub endpoint: bool,
+    /// Anthropic: the server clears tool uses and thinking (instead of the edit pre-pass).
+    pub server_edits: bool,
+}
+
+impl Default for NativeConfig {
+    fn default() -> Self {
+        Self {
+            instructions: None,
+            pause_after_compaction: true,
+            drop_compacted: true,
+            endpoint: false,
+            server_edits: false,
+        }
+    }
+}
+
+/// Everything `options.contextManagement` says, with what the model allows resolved.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ContextConfig {
+    /// The strategy as given.
+    pub strategy: Strategy,
+    /// The absolute cap on a request's context, in tokens.
+    pub max_context_tokens: Option<u64>,
+    /// Automatic compactions in a row that leave the context over the limit before the task
+    /// fails (default 3, §8).
+    pub max_consecutive_compactions: u64,
+    /// The edit pre-pass, when configured (always with strategy `edit`).
+    pub edit: Option<EditConfig>,
+    /// The summarize strategy's settings.
+    pub summarize: SummarizeConfig,
+    /// The native strategy's settings.
+    pub native: NativeConfig,
+    /// The format and model compact natively (§6.1).
+    pub native_supported: bool,
+    /// The model may summarize (a "next-gen" model, or `summarize.models: "all"`).
+    pub summarize_eligible: bool,
+}
+
+impl Default for ContextConfig {
+    fn default() -> Self {
+        Self {
+            strategy: Strategy::Truncate,
+            max_context_tokens: None,
+            max_consecutive_compactions: 3,
+            edit: None,
+            summarize: SummarizeConfig::default(),
+            native: NativeConfig::default(),
+            native_supported: false,
+            summarize_eligible: false,
+        }
+    }
+}
+
+/// Anthropic refuses a compaction trigger below this many input tokens.
+pub(super) const ANTHROPIC_COMPACTION_FLOOR: u64 = 50_000;
+
+impl ContextConfig {
+    /// The limit: the smaller of the window's budget and the cap (§1.1).
+    pub fn limit(&self, info: &ModelInfo) -> u64 {
+        let budget = super::max_allowed_tokens(info.context_window);
+        self.max_context_tokens.map_or(budget, |cap| cap.min(budget))
+    }
+
+    /// The strategy in force: `auto` resolved (to its fallback once a provider refused the
+    /// native request), `summarize` on a model that cannot is `truncate`.
+    pub fn effective(&self, fell_back: bool) -> Strategy {
+        let fallback = if self.summarize_eligible { Strategy::Summarize } else { Strategy::Truncate };
+        match self.strategy {
+            Strategy::Auto if self.native_supported && !fell_back => Strategy::Native,
+            Strategy::Auto | Strategy::Summarize => fallback,
+            other => other,
+        }
+    }
+
+    /// Reads `options.contextManagement` for a model `model_id` of `format`.
+    /// `read_required_files`: the host gave `summarize.readRequiredFiles`.
+    ///
+    /// # Errors
+    /// The first setting that cannot work (`options.contextManagement.strategy must be …`).
+    pub fn from_json(
+        options: &Json,
+        model_id: &str,
+        info: &ModelInfo,
+        format: Format,
+        read_required_files: bool,
+    ) -> Result<Self, String> {
+        let at = "options.contextManagement";
+        let Some(value) = object_member(options, "options", "contextManagement")? else {
+            return Ok(Self::default());
+        };
+        let strategy = match string(value, at, "strategy")?.as_deref() {
+            None => Strategy::Truncate,
+            Some(name) => match Strategy::NAMES.iter().position(|n| *n == name) {
+                Some(0) => Strategy::Truncate,
+                Some(1) => Strategy::Summarize,
+                Some(2) => Strategy::Edit,
+                Some(3) => Strategy::Native,
+                Some(_) => Strategy::Auto,
+                None => return Err(format!("{at}.strategy must be one of \"{}\"", Strategy::NAMES.join("\", \""))),
+            },
+        };
+        let positive = |field: &str| match count(value, at, field) {
+            Ok(Some(0)) | Err(_) => Err(format!("{at}.{field} must be a positive whole number")),
+            other => other,
+        };
+        let max_context_tokens = positive("maxContextTokens")?;
+        let max_consecutive_compactions = positive("maxConsecutiveCompactions")?.unwrap_or(3);
+        let edit = match value.get("edit") {
+            None | Some(Json::Bool(false)) | Some(Json::Null) => None,
+            Some(Json::Bool(true)) => Some(EditConfig::default()),
+            Some(_) => Some(edit_config(value, &format!("{at}.edit"))?),
+        };
+        let edit = if strategy == Strategy::Edit { Some(edit.unwrap_or_default()) } else { edit };
+        let summarize_at = format!("{at}.summarize");
+        let summarize = object_member(value, at, "summarize")?;
+        let empty = Json::object();
+        let summarize = summarize.unwrap_or(&empty);
+        let all_models = match string(summarize, &summarize_at, "models")?.as_deref() {
+            None | Some("next-gen") => false,
+            Some("all") => true,
+            Some(_) => return Err(format!("{summarize_at}.models must be \"next-gen\" or \"all\"")),
+        };
+        let summarize = SummarizeConfig {
+            all_models,
+            instructions: string(summarize, &summarize_at, "instructions")?,
+            read_required_files,
+        };
+        let native_at = format!("{at}.native");
+        let native = object_member(value, at, "native")?.unwrap_or(&empty);
+        let defaults = NativeConfig::default();
+        let endpoint = match string(native, &native_at, "openai")?.as_deref() {
+            None | Some("inline") => false,
+            Some("endpoint") => true,
+            Some(_) => return Err(format!("{native_at}.openai must be \"inline\" or \"endpoint\"")),
+        };
+        let native = NativeConfig {
+            instructions: string(native, &native_at, "instructions")?,
+            pause_after_compaction: flag(native, &native_at, "pauseAfterCompaction")?
+                .unwrap_or(defaults.pause_after_compaction),
+            drop_compacted: flag(native, &native_at, "dropCompacted")?.unwrap_or(defaults.drop_compacted),
+            endpoint,
+            server_edits: flag(native, &native_at, "serverEdits")?.unwrap_or(false),
+        };
+        let mut config = Self {
+            strategy,
+            max_context_tokens,
+            max_consecutive_compactions,
+            edit,
+            summarize,
+            native,
+            native_supported: false,
+            summarize_eligible: all_models || super::context_texts::is_next_gen(model_id),
+        };
+        config.native_supported = match format {
+            Format::OpenAiResponses => true,
+            Format::Anthropic => {
+                (info.supports_compaction || super::context_texts::supports_native_compaction(model_id))
+                    && config.limit(info) >= ANTHROPIC_COMPACTION_FLOOR
+            }
+            _ => false,
+        };
+        if strategy == Strategy::Native && !config.native_supported {
+            return Err(format!(
+                "{at}.strategy \"native\" needs a format and model that compact on the server: \
+                 OpenAI Responses, or Anthropic with a listed model (or model.info.supportsCompaction) \
+                 and a limit of at least {ANTHROPIC_COMPACTION_FLOOR} tokens"
+            ));
+        }
+        Ok(config)
+    }
+}
+
+/// Reads `contextManagement.edit` given as an object.
+fn edit_config(edit: &Json, at: &str) -> Result<EditConfig, String> {
+    let edit =
+        crate::core::json::fields::object(edit, at).map_err(|_| format!("{at} must be false, true or an object"))?;
+    let defaults = EditConfig::default();
+    let keep_thinking_turns = match edit.get("keepThinkingTurns") {
+        None => defaults.keep_thinking_turns,
+        Some(Json::String(all)) if all == "all" => None,
+        Some(_) => Some(
+            count(edit, at, "keepThinkingTurns")
+                .ok()
+                .flatten()
+                .ok_or_else(|| format!("{at}.keepThinkingTurns must be a whole number or \"all\""))?,
+        ),
+    };
+    let mut exclude_tools = Vec::new();
+    for name in list(edit, at, "excludeTools")? {
+        exclude_tools.push(name.as_str().ok_or_else(|| format!("{at}.excludeTools must be tool names"))?.to_owned());
+    }
+    Ok(EditConfig {
+        keep_tool_uses: count(edit, at, "keepToolUses")?.unwrap_or(defaults.keep_tool_uses),
+        keep_thinking_turns,
+        exclude_tools,
+        clear_tool_inputs: flag(edit, at, "clearToolInputs")?.unwrap_or(false),
+        clear_at_least: count(edit, at, "clearAtLeast")?.unwrap_or(0),
+        placeholder: string(edit, at, "placeholder")?,
+    })
+}

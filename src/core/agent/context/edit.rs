@@ -1,0 +1,159 @@
+//! The edit pre-pass (CONTEXT §5): old tool results and reasoning left out of what requests
+//! send, the newest kept, every call still paired with its result. A pure function of the
+//! history, the previous state and the settings; its state is sticky (what was cleared stays
+//! cleared), so the cached prefix of the requests breaks once per pass, never every round.
+
+use serde::{Deserialize, Serialize};
+
+use super::config::EditConfig;
+use crate::core::conversation::{Content, ContentBlock, Message, Role};
+use crate::core::stream::Format;
+
+/// What the edit passes cleared so far.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EditState {
+    /// The calls whose results are cleared, oldest first.
+    pub cleared: Vec<String>,
+    /// Reasoning of the assistant messages before this history index is not sent.
+    pub thinking_before: usize,
+}
+
+impl EditState {
+    /// Whether the result of call `id` is cleared.
+    pub fn is_cleared(&self, id: &str) -> bool {
+        self.cleared.iter().any(|c| c == id)
+    }
+}
+
+/// The blocks of `message` (none for plain text).
+fn blocks(message: &Message) -> &[ContentBlock] {
+    match &message.content {
+        Content::Blocks(blocks) => blocks,
+        Content::Text(_) => &[],
+    }
+}
+
+/// Characters of a result's text (its estimated size is a quarter of it in tokens).
+fn result_chars(content: &Content) -> usize {
+    match content {
+        Content::Text(text) => text.len(),
+        Content::Blocks(blocks) => blocks
+            .iter()
+            .map(|b| match b {
+                ContentBlock::Text { text, .. } => text.len(),
+                _ => 0,
+            })
+            .sum(),
+    }
+}
+
+/// One pass over the messages from `from` (the first one requests send after the task):
+/// the results of all but the newest `keepToolUses` calls are cleared (unless their tool is
+/// excluded), and the reasoning of all but the newest `keepThinkingTurns` assistant messages
+/// (never on Gemini, whose signatures must go back). Returns the new state and the estimated
+/// tokens it saves over `previous`; a pass that saves fewer than `clearAtLeast` returns
+/// `previous` unchanged.
+pub fn edit_pass(
+    history: &[Message],
+    from: usize,
+    previous: &EditState,
+    config: &EditConfig,
+    format: Format,
+) -> (EditState, u64) {
+    let mut next = previous.clone();
+    let mut saved = 0usize;
+    // Calls from the newest, with their tool's name and their result's size.
+    let mut calls: Vec<(&str, &str)> = Vec::new();
+    let mut sizes: Vec<(&str, usize)> = Vec::new();
+    for message in history.iter().skip(from) {
+        for block in blocks(message) {
+            match block {
+                ContentBlock::ToolUse { id, name, .. } => calls.push((id, name)),
+                ContentBlock::ToolResult { tool_use_id, content, .. } => {
+                    sizes.push((tool_use_id, result_chars(content)))
+                }
+                _ => {}
+            }
+        }
+    }
+    let keep = usize::try_from(config.keep_tool_uses).unwrap_or(usize::MAX);
+    let older = calls.len().saturating_sub(keep);
+    for (id, name) in calls.iter().take(older) {
+        if config.exclude_tools.iter().any(|t| t == name) || next.is_cleared(id) {
+            continue;
+        }
+        let Some(size) = sizes.iter().find(|(result, _)| result == id).map(|(_, size)| *size) else { continue };
+        next.cleared.push((*id).to_owned());
+        saved += size;
+    }
+    if let (Some(turns), false) = (config.keep_thinking_turns, format == Format::Gemini) {
+        let assistants: Vec<usize> =
+            (from..history.len()).filter(|&i| history.get(i).is_some_and(|m| m.role == Role::Assistant)).collect();
+        let keep = usize::try_from(turns).unwrap_or(usize::MAX).max(1);
+        if let Some(&first_kept) = assistants.len().checked_sub(keep).and_then(|at| assistants.get(at)) {
+            for message in history.iter().take(first_kept).skip(next.thinking_before.max(from)) {
+                saved += blocks(message)
+                    .iter()
+                    .map(|b| match b {
+                        ContentBlock::Thinking { thinking, encrypted_content, .. } => {
+                            thinking.len() + encrypted_content.as_ref().map_or(0, String::len)
+                        }
+                        ContentBlock::RedactedThinking { data } => data.len(),
+                        _ => 0,
+                    })
+                    .sum::<usize>();
+            }
+            next.thinking_before = next.thinking_before.max(first_kept);
+        }
+    }
+    let saved = (saved / 4) as u64;
+    if saved < config.clear_at_least.max(1) {
+        return (previous.clone(), 0);
+    }
+    (next, saved)
+}
+
+/// `message` (at history index `at`) as requests send it under `state`: cleared results hold
+/// `placeholder`, their calls `{}` with `clear_inputs`, and reasoning before the state's
+/// index is left out. `None` when nothing changes.
+pub(super) fn edited(
+    message: &Message,
+    at: usize,
+    state: &EditState,
+    placeholder: &str,
+    clear_inputs: bool,
+) -> Option<Message> {
+    let drop_thinking = message.role == Role::Assistant && at < state.thinking_before;
+    let touched = blocks(message).iter().any(|b| match b {
+        ContentBlock::ToolResult { tool_use_id, .. } => state.is_cleared(tool_use_id),
+        ContentBlock::ToolUse { id, .. } => clear_inputs && state.is_cleared(id),
+        ContentBlock::Thinking { .. } | ContentBlock::RedactedThinking { .. } => drop_thinking,
+        _ => false,
+    });
+    if !touched {
+        return None;
+    }
+    let mut out = Vec::with_capacity(blocks(message).len());
+    for block in blocks(message) {
+        match block {
+            ContentBlock::ToolResult { tool_use_id, is_error, .. } if state.is_cleared(tool_use_id) => {
+                out.push(ContentBlock::ToolResult {
+                    tool_use_id: tool_use_id.clone(),
+                    content: Content::Text(placeholder.to_owned()),
+                    is_error: *is_error,
+                });
+            }
+            ContentBlock::ToolUse { id, name, signature, .. } if clear_inputs && state.is_cleared(id) => {
+                out.push(ContentBlock::ToolUse {
+                    id: id.clone(),
+                    name: name.clone(),
+                    input: crate::core::json::Json::object(),
+                    signature: signature.clone(),
+                });
+            }
+            ContentBlock::Thinking { .. } | ContentBlock::RedactedThinking { .. } if drop_thinking => {}
+            other => out.push(other.clone()),
+        }
+    }
+    Some(Message { role: message.role, content: Content::Blocks(out) })
+}

@@ -1,0 +1,235 @@
+//! When context management acts, in the loop (CONTEXT §1.3, §3.2, §5, §8, §9): the check
+//! before each round's request, the reactive truncation after a context-window error, the
+//! figure each finished request leaves, the loop breaker, and the compaction say.
+
+use super::super::effect::{codes, Outcome};
+use super::super::message::SayKind;
+use super::super::round_state::Round;
+use super::super::task::Ctx;
+use super::super::texts;
+use super::{edit_pass, next_truncation, view, Keep, Strategy, ViewPlan};
+use crate::core::conversation::Message;
+use crate::core::json::Json;
+use crate::core::request::{KeepThinking, NativeContext, ServerEdits};
+use crate::core::stream::Format;
+
+/// What a compaction did, for its say (§9.1).
+pub(crate) struct Compaction<'a> {
+    /// `truncate`, `edit`, `summary` or `native`.
+    pub(crate) kind: &'a str,
+    /// Whether it failed (`reason` says why).
+    pub(crate) failed: bool,
+    /// The figure that triggered it, when known.
+    pub(crate) before: Option<u64>,
+    /// The context size measured right after it, when known.
+    pub(crate) after: Option<u64>,
+    /// The summary, where there is one to show.
+    pub(crate) summary: Option<&'a str>,
+    /// Why it failed.
+    pub(crate) reason: Option<&'a str>,
+}
+
+impl Ctx {
+    /// The context limit (§1.1).
+    pub(crate) fn context_limit(&self) -> u64 {
+        self.config.context.limit(&self.config.info)
+    }
+
+    /// The strategy in force.
+    pub(crate) fn strategy(&self) -> Strategy {
+        self.config.context.effective(self.context.fell_back)
+    }
+
+    /// The check before a round's request (the history holds its user message): acts when
+    /// the previous request's figure reached the limit. Returns the outcome that ends the
+    /// task when the loop breaker trips.
+    pub(crate) fn check_context(&mut self) -> Option<Outcome> {
+        self.context.compacted = false;
+        let limit = self.context_limit();
+        let figure = self.context.figure.filter(|figure| *figure >= limit)?;
+        let strategy = self.strategy();
+        let edit_configured = self.config.context.edit.is_some();
+        if strategy == Strategy::Native && !self.config.context.native.endpoint && !edit_configured {
+            // The provider compacts inline; the figure feeds only the loop breaker.
+            return None;
+        }
+        if let Some(outcome) = self.breaker(limit) {
+            return Some(outcome);
+        }
+        self.context.figure = None;
+        let mut left = figure;
+        if let Some(edit) = &self.config.context.edit {
+            let from = self.context.range.map_or(1, |range| range.end + 1);
+            let (state, saved) = edit_pass(&self.history, from, &self.context.edits, edit, self.config.format);
+            if saved > 0 {
+                self.context.edits = state;
+                left = figure.saturating_sub(saved);
+                self.compacted();
+                self.say_compaction(&Compaction {
+                    kind: "edit",
+                    failed: false,
+                    before: Some(figure),
+                    after: None,
+                    summary: None,
+                    reason: None,
+                });
+            }
+        }
+        let truncates = match strategy {
+            Strategy::Truncate => true,
+            Strategy::Edit => left >= limit,
+            _ => false,
+        };
+        if truncates {
+            let keep = if figure / 2 > limit { Keep::Quarter } else { Keep::Half };
+            self.truncate(keep, Some(figure));
+        }
+        None
+    }
+
+    /// Ends the task when `maxConsecutiveCompactions` compactions in a row left the context
+    /// over `limit` and another one is needed (§8).
+    fn breaker(&mut self, limit: u64) -> Option<Outcome> {
+        let count = self.context.consecutive;
+        if count < self.config.context.max_consecutive_compactions {
+            return None;
+        }
+        let message = format!(
+            "The context stayed over its limit of {limit} tokens after {count} compactions in a row; the task stops."
+        );
+        self.say(SayKind::Error, message.clone());
+        Some(Outcome::failed(codes::CONTEXT_WINDOW_EXCEEDED, message))
+    }
+
+    /// Counts a compaction for the request being made.
+    fn compacted(&mut self) {
+        if !self.context.compacted {
+            self.context.compacted = true;
+            self.context.consecutive += 1;
+        }
+    }
+
+    /// Truncates `keep` more of the history (§3.2); returns whether anything more was removed.
+    pub(crate) fn truncate(&mut self, keep: Keep, before: Option<u64>) -> bool {
+        let range = next_truncation(&self.history, self.context.range, keep);
+        if range == self.context.range {
+            return false;
+        }
+        self.context.range = range;
+        self.compacted();
+        self.say_compaction(&Compaction {
+            kind: "truncate",
+            failed: false,
+            before,
+            after: None,
+            summary: None,
+            reason: None,
+        });
+        true
+    }
+
+    /// After a context-window error (AGENT-LOOP §13.3): three quarters go. `Err` with the
+    /// reason when the task must end instead (nothing left to remove, or the loop breaker).
+    pub(crate) fn reactive_truncation(&mut self) -> Result<(), String> {
+        let limit = self.context_limit();
+        if self.context.consecutive >= self.config.context.max_consecutive_compactions {
+            return Err(format!(
+                "the context stayed over its limit of {limit} tokens after {} compactions in a row",
+                self.context.consecutive
+            ));
+        }
+        self.context.compacted = false;
+        let figure = self.context.figure.take();
+        if self.truncate(Keep::Quarter, figure) {
+            Ok(())
+        } else {
+            Err("the history cannot be truncated further".into())
+        }
+    }
+
+    /// Takes the figure a finished request left (§1.2, §1.3): the last pass's context size,
+    /// none without usage or after a provider compaction the usage does not measure; a figure
+    /// under the limit ends a run of compactions (§8).
+    pub(crate) fn record_figure(&mut self, round: &Round, compaction: bool) {
+        let usage = &round.usage;
+        let sum = usage.input_tokens
+            + usage.output_tokens
+            + usage.cache_write_tokens.unwrap_or(0)
+            + usage.cache_read_tokens.unwrap_or(0);
+        self.context.figure = match (round.usage_seen, usage.context_tokens, compaction) {
+            (false, _, _) => None,
+            (true, Some(context), _) => Some(context),
+            (true, None, true) => None,
+            (true, None, false) => Some(sum),
+        };
+        if self.context.figure.is_some_and(|figure| figure < self.context_limit()) {
+            self.context.consecutive = 0;
+        }
+    }
+
+    /// Emits the compaction say (§9.1): `{id, kind, provider?, status, tokensBefore,
+    /// tokensAfter?, summary?, reason?}`.
+    pub(crate) fn say_compaction(&mut self, c: &Compaction<'_>) {
+        let id = self.new_id();
+        let mut text = Json::object().with("id", id).with("kind", c.kind);
+        if c.kind == "native" {
+            text.set("provider", self.config.format.name());
+        }
+        text.set("status", if c.failed { "failed" } else { "completed" });
+        text.set("tokensBefore", c.before.map_or(Json::Null, Json::from));
+        if let Some(after) = c.after {
+            text.set("tokensAfter", after);
+        }
+        if let Some(summary) = c.summary {
+            text.set("summary", summary);
+        }
+        if let Some(reason) = c.reason {
+            text.set("reason", reason);
+        }
+        self.say(SayKind::Compaction, text.to_string());
+    }
+
+    /// The native context management the next request asks of its provider (§6), when the
+    /// strategy in force is native.
+    pub(crate) fn native_context(&self) -> Option<NativeContext> {
+        if self.strategy() != Strategy::Native {
+            return None;
+        }
+        let native = &self.config.context.native;
+        let edits = match (&self.config.context.edit, native.server_edits && self.config.format == Format::Anthropic) {
+            (_, false) => None,
+            (edit, true) => {
+                let edit = edit.clone().unwrap_or_default();
+                Some(ServerEdits {
+                    keep_tool_uses: edit.keep_tool_uses,
+                    keep_thinking_turns: edit.keep_thinking_turns.map_or(KeepThinking::All, KeepThinking::Turns),
+                    exclude_tools: edit.exclude_tools,
+                    clear_tool_inputs: edit.clear_tool_inputs,
+                    clear_at_least: edit.clear_at_least,
+                })
+            }
+        };
+        Some(NativeContext {
+            compact_threshold: (!native.endpoint).then(|| self.context_limit()),
+            instructions: native.instructions.clone(),
+            pause_after_compaction: native.pause_after_compaction,
+            edits,
+        })
+    }
+
+    /// The messages of the next request, and for each the history message it is unchanged
+    /// from (CONTEXT §0 "view").
+    pub(crate) fn request_view(&self) -> (Vec<Message>, Vec<Option<usize>>) {
+        let edit = self.config.context.edit.as_ref();
+        let placeholder = edit.and_then(|e| e.placeholder.as_deref()).unwrap_or(texts::tool_result_cleared());
+        let edits = edit.map(|e| (&self.context.edits, placeholder, e.clear_tool_inputs));
+        let plan = ViewPlan {
+            range: self.context.range,
+            task_replaced: self.context.task_replaced,
+            edits: edits.filter(|(state, ..)| !state.cleared.is_empty() || state.thinking_before > 0),
+            from: None,
+            thinking_before: None,
+        };
+        view(&self.history, &plan)
+    }
+}
