@@ -55,7 +55,10 @@ const TS_STREAM_TYPES: &'static str = r#"
  */
 export type StreamFormat = "anthropic" | "openai" | "openai-responses" | "gemini" | "chunks";
 
-/** Token counts of a reply; the usage chunks of one reply add up to its totals. */
+/**
+ * Token counts of a reply; the usage chunks of one reply add up to its totals (a `whole` one
+ * replaces them).
+ */
 export interface Usage {
   inputTokens: number;
   outputTokens: number;
@@ -65,6 +68,19 @@ export interface Usage {
   reasoningTokens?: number;
   /** The cost the provider reported, in US dollars. */
   totalCost?: number;
+  /**
+   * The context size of the reply's last model pass (its input, cache writes, cache reads and
+   * output) when it differs from the billed sum: with Anthropic compaction, the last `message`
+   * iteration. The last chunk that has it wins.
+   */
+  contextTokens?: number;
+  /** Anthropic context editing: the `applied_edits` the server reports, as sent (`[]` is normal). The last chunk that has them wins. */
+  appliedEdits?: unknown[];
+  /**
+   * The counts are the reply's whole counts so far: they replace what the reply's earlier usage
+   * chunks said instead of adding to it (Gemini, when a count goes down).
+   */
+  whole?: boolean;
 }
 
 /** One piece of a model's reply, shaped as the reference loop's stream chunks. */
@@ -81,6 +97,13 @@ export type Chunk =
   | { type: "tool_calls"; tool_call: { call_id?: string; function: { id?: string; name?: string; arguments?: string }; signature?: string; whole?: boolean } }
   /** An output item clew keeps whole (an OpenAI Responses `file_search_call`, a Gemini `executableCode` part…). */
   | { type: "item"; item: unknown }
+  /**
+   * The provider's compaction of the conversation, whole: Anthropic's `compaction` block
+   * (`content`: the summary, absent when the compaction failed; `encrypted_content` when sent)
+   * or an OpenAI Responses `compaction` item (`id`, `encrypted_content`). Never reply text,
+   * never a tool call; sent back as received.
+   */
+  | { type: "compaction"; content?: string; encrypted_content?: string; id?: string }
   | ({ type: "usage" } & Usage)
   /**
    * Why the model stopped. For OpenAI Responses and Gemini, clew's words: `end_turn`, `tool_use`,

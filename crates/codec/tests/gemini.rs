@@ -30,15 +30,31 @@ fn call(id: &str, name: &str, arguments: &str, signature: Option<&str>) -> (Stri
     (id.into(), name.into(), arguments.into(), signature.map(Into::into))
 }
 
-/// The sum of the usage chunks.
+/// The usage chunks put together as a consumer does: a chunk is added, a `whole` one
+/// replaces the counts so far.
 fn usage(chunks: &[Chunk]) -> Usage {
     let mut total = Usage::default();
     for chunk in chunks {
         if let Chunk::Usage(usage) = chunk {
-            total.add(usage);
+            if usage.whole {
+                total = Usage { whole: false, ..usage.clone() };
+            } else {
+                total.add(usage);
+            }
         }
     }
     total
+}
+
+/// Whether each usage chunk is `whole`, in order.
+fn wholes(chunks: &[Chunk]) -> Vec<bool> {
+    chunks
+        .iter()
+        .filter_map(|c| match c {
+            Chunk::Usage(usage) => Some(usage.whole),
+            _ => None,
+        })
+        .collect()
 }
 
 fn stops(chunks: &[Chunk]) -> Vec<(String, Option<String>)> {
@@ -345,7 +361,7 @@ fn cached_and_tool_use_prompt_tokens_split_the_input() {
 }
 
 #[test]
-fn usage_never_goes_down_and_reaches_a_larger_last_count() {
+fn a_smaller_count_is_emitted_whole_and_the_last_usage_wins() {
     let body = sse(&[
         r#"{"candidates":[{"content":{"parts":[{"text":"a"}]}}],"usageMetadata":{"promptTokenCount":169,"candidatesTokenCount":20,"thoughtsTokenCount":419}}"#,
         r#"{"candidates":[{"content":{"parts":[{"text":"b"}]}}],"usageMetadata":{"promptTokenCount":8}}"#,
@@ -357,9 +373,68 @@ fn usage_never_goes_down_and_reaches_a_larger_last_count() {
             assert!(u.input_tokens < 1 << 40 && u.output_tokens < 1 << 40, "{u:?}");
         }
     }
+    // The second event's counts are all smaller: they come whole; the third's grow again.
+    assert_eq!(wholes(&chunks), [false, true, false]);
+    assert!(chunks.contains(&Chunk::Usage(Usage { input_tokens: 8, whole: true, ..Usage::default() })));
     assert_eq!(
         usage(&chunks),
-        Usage { input_tokens: 169, output_tokens: 569, reasoning_tokens: Some(447), ..Usage::default() }
+        Usage { input_tokens: 79, output_tokens: 569, reasoning_tokens: Some(447), ..Usage::default() }
+    );
+}
+
+#[test]
+fn a_smaller_last_prompt_count_wins_over_the_first() {
+    // The shape of a recorded reply: the first event counts more prompt tokens than the last.
+    let body = sse(&[
+        r#"{"candidates":[{"content":{"role":"model","parts":[{"text":"Sure"}]}}],"usageMetadata":{"promptTokenCount":150,"totalTokenCount":150,"promptTokensDetails":[{"modality":"TEXT","tokenCount":150}]}}"#,
+        r#"{"candidates":[{"content":{"role":"model","parts":[{"text":", done."}]},"finishReason":"STOP"}],"usageMetadata":{"promptTokenCount":60,"candidatesTokenCount":9,"totalTokenCount":69}}"#,
+    ]);
+    let chunks = chunks(&body);
+    assert_eq!(wholes(&chunks), [false, true]);
+    assert_eq!(
+        chunks.last(),
+        Some(&Chunk::Usage(Usage { input_tokens: 60, output_tokens: 9, whole: true, ..Usage::default() }))
+    );
+    assert_eq!(usage(&chunks), Usage { input_tokens: 60, output_tokens: 9, ..Usage::default() });
+}
+
+#[test]
+fn growing_counts_are_emitted_as_plain_increments() {
+    let body = sse(&[
+        r#"{"candidates":[{"content":{"parts":[{"text":"a"}]}}],"usageMetadata":{"promptTokenCount":40,"cachedContentTokenCount":10,"candidatesTokenCount":2}}"#,
+        r#"{"candidates":[{"content":{"parts":[{"text":"b"}]}}],"usageMetadata":{"promptTokenCount":40,"cachedContentTokenCount":10,"candidatesTokenCount":7}}"#,
+        r#"{"candidates":[{"content":{"parts":[{"text":"c"}]},"finishReason":"STOP"}],"usageMetadata":{"promptTokenCount":41,"cachedContentTokenCount":10,"candidatesTokenCount":7,"thoughtsTokenCount":3}}"#,
+    ]);
+    let chunks = chunks(&body);
+    let increments: Vec<&Chunk> = chunks.iter().filter(|c| matches!(c, Chunk::Usage(_))).collect();
+    assert_eq!(
+        increments,
+        [
+            &Chunk::Usage(Usage {
+                input_tokens: 30,
+                output_tokens: 2,
+                cache_read_tokens: Some(10),
+                ..Usage::default()
+            }),
+            &Chunk::Usage(Usage { output_tokens: 5, cache_read_tokens: Some(0), ..Usage::default() }),
+            &Chunk::Usage(Usage {
+                input_tokens: 1,
+                output_tokens: 3,
+                cache_read_tokens: Some(0),
+                reasoning_tokens: Some(3),
+                ..Usage::default()
+            }),
+        ]
+    );
+    assert_eq!(
+        usage(&chunks),
+        Usage {
+            input_tokens: 31,
+            output_tokens: 10,
+            cache_read_tokens: Some(10),
+            reasoning_tokens: Some(3),
+            ..Usage::default()
+        }
     );
 }
 

@@ -496,6 +496,65 @@ fn opaque_items_are_kept_whole_in_order() {
     );
 }
 
+fn compaction(id: &str, encrypted: &str) -> Value {
+    json!({"id": id, "type": "compaction", "encrypted_content": encrypted})
+}
+
+fn compaction_chunk(id: &str, encrypted: &str) -> Chunk {
+    Chunk::Compaction { content: None, encrypted_content: Some(encrypted.into()), id: Some(id.into()) }
+}
+
+#[test]
+fn compaction_item_is_a_compaction_chunk_from_done_after_the_message() {
+    // As recorded: the message, then the compaction item, whose `.done` form is longer.
+    let body = sse(&[
+        created(),
+        added(0, message("msg_1", None, None)),
+        text_delta(0, "Once "),
+        text_delta(0, "upon a time."),
+        done(0, message("msg_1", Some("Once upon a time."), None)),
+        added(1, compaction("cmp_1", "c2hvcnQ=")),
+        done(1, compaction("cmp_1", "c2hvcnQsIHRoZW4gdGhlIHdob2xlIHN0YXRl")),
+        completed(usage(40, 0, 300, 0)),
+    ]);
+    let chunks = decode_all_splits(&body).unwrap();
+    assert_eq!(
+        chunks,
+        [
+            Chunk::text("Once "),
+            Chunk::text("upon a time."),
+            compaction_chunk("cmp_1", "c2hvcnQsIHRoZW4gdGhlIHdob2xlIHN0YXRl"),
+            plain_usage(40, 300),
+            Chunk::stop("end_turn"),
+        ]
+    );
+    // Never an item, never text: one compaction chunk.
+    assert_eq!(chunks.iter().filter(|c| matches!(c, Chunk::Compaction { .. } | Chunk::Item { .. })).count(), 1);
+}
+
+#[test]
+fn compaction_item_keeps_its_place_in_output_order_and_a_repeated_done_is_ignored() {
+    let body = data_only(&[
+        added(0, compaction("cmp_2", "YQ==")),
+        done(0, compaction("cmp_2", "YWI=")),
+        done(0, compaction("cmp_2", "YWJj")),
+        added(1, message("msg_1", None, None)),
+        text_delta(1, "Next."),
+        done(1, message("msg_1", Some("Next."), None)),
+        completed(usage(3, 0, 2, 0)),
+    ]);
+    assert_eq!(
+        decode_all_splits(&body).unwrap(),
+        [compaction_chunk("cmp_2", "YWI="), Chunk::text("Next."), plain_usage(3, 2), Chunk::stop("end_turn")]
+    );
+}
+
+#[test]
+fn compaction_item_seen_only_added_gives_nothing() {
+    let body = sse(&[added(0, compaction("cmp_3", "YQ==")), completed(usage(3, 0, 2, 0))]);
+    assert_eq!(decode_all_splits(&body).unwrap(), [plain_usage(3, 2), Chunk::stop("end_turn")]);
+}
+
 #[test]
 fn incomplete_response_stops_with_clews_reason_and_the_raw_one() {
     for (raw, reason) in [

@@ -165,6 +165,10 @@ proptest! {
             "data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\"}}",
             "data: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"tool_use\",\"id\":\"t\",\"name\":\"n\"}}",
             "data: {\"type\":\"message_delta\",\"delta\":{},\"usage\":{\"output_tokens\":3}}",
+            "data: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"compaction\",\"content\":null}}",
+            "data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"compaction_delta\",\"content\":\"s\"}}",
+            "data: {\"type\":\"content_block_stop\",\"index\":0}",
+            "data: {\"type\":\"message_delta\",\"usage\":{\"iterations\":[{\"type\":\"message\",\"input_tokens\":18446744073709551615,\"output_tokens\":9}]},\"context_management\":{\"applied_edits\":[]}}",
             "data: {\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":18446744073709551615}}}",
             "data: [DONE]", "data: {", "data: null", "data: []", ": c", "", "retry: 9", "id: 1", "\u{FEFF}data: {}",
         ]), 0..30),
@@ -284,6 +288,46 @@ fn chunks_format_rejects_unknown_types_and_missing_fields() {
     let (chunks, error) = decode(Format::Chunks, &[br#"{"type":"usage","outputTokens":5}"#]);
     assert_eq!(error, None);
     assert_eq!(chunks, [Chunk::Usage(clew_codec::stream::Usage { output_tokens: 5, ..Default::default() })]);
+}
+
+#[test]
+fn chunks_format_reads_back_what_write_json_writes() {
+    use clew_codec::json::Json;
+    use clew_codec::stream::Usage;
+    let edits = Json::parse(r#"[{"type":"clear_tool_uses_20250919","cleared_input_tokens":900}]"#).unwrap();
+    let written = [
+        Chunk::Compaction {
+            content: Some("Summary \"so far\".\n".into()),
+            encrypted_content: Some("ZW5j".into()),
+            id: None,
+        },
+        Chunk::Compaction { content: None, encrypted_content: Some("b3Bh".into()), id: Some("cmp_1".into()) },
+        Chunk::Compaction { content: None, encrypted_content: None, id: None },
+        Chunk::Usage(Usage {
+            input_tokens: 3,
+            output_tokens: 4,
+            context_tokens: Some(7),
+            applied_edits: Some(edits),
+            ..Usage::default()
+        }),
+        Chunk::Usage(Usage { applied_edits: Some(Json::Array(Vec::new())), ..Usage::default() }),
+        Chunk::Usage(Usage {
+            input_tokens: 79,
+            output_tokens: 12,
+            cache_read_tokens: Some(0),
+            whole: true,
+            ..Usage::default()
+        }),
+        Chunk::text("after"),
+    ];
+    let mut body = String::new();
+    for chunk in &written {
+        chunk.write_json(&mut body);
+        body.push('\n');
+    }
+    let (chunks, error) = decode(Format::Chunks, &[body.as_bytes()]);
+    assert_eq!(error, None);
+    assert_eq!(chunks, written);
 }
 
 #[test]

@@ -1,12 +1,22 @@
 //! Anthropic Messages streaming events to chunks.
 //!
 //! Event by event: `message_start` (usage), `content_block_start/delta/stop` for text,
-//! thinking (with signature deltas), redacted thinking and tool use (streamed input JSON),
-//! `message_delta` (stop reason, usage), `message_stop` (the terminal event), `ping`, and
-//! `error`. Usage in `message_delta` is cumulative; the decoder emits only what is new, so
-//! the usage chunks of a reply add up to its true totals. With context compaction the usage
-//! lists `iterations`: the billed totals are the sums over the steps on the requested model
-//! (compaction and message, not an advisor on another model).
+//! thinking (with signature deltas), redacted thinking, tool use (streamed input JSON) and
+//! compaction, `message_delta` (stop reason, usage), `message_stop` (the terminal event),
+//! `ping`, and `error`. Usage in `message_delta` is cumulative; the decoder emits only what is
+//! new, so the usage chunks of a reply add up to its true totals.
+//!
+//! Context management (CONTEXT §6.2): a `compaction` block (`content: null` at its start, then
+//! `compaction_delta`s whose `content` pieces are joined and whose last `encrypted_content`
+//! wins) is one [`Chunk::Compaction`] at its `content_block_stop` (`content` stays `None` when
+//! no delta gave any: a failed compaction); it is never text, and a text block right after it
+//! does not start on a new line. `stop_reason: "compaction"` (a paused compaction) is a stop
+//! like any other. With compaction the usage lists `iterations`: the billed totals are the
+//! sums over the steps on the requested model (compaction and message, not an advisor on
+//! another model), and the usage chunk also carries `context_tokens`, the size of the last
+//! `message` (or `fallback_message`) step (none when there is no such step). The
+//! `context_management.applied_edits` of a `message_delta` (context editing) ride on its
+//! usage chunk as sent, an empty list included.
 
 use std::borrow::Cow;
 
@@ -21,6 +31,11 @@ use crate::json::{Json, JsonError, Reader};
 pub(crate) struct AnthropicDecoder {
     /// The tool-use block being streamed: (index, id, name).
     tool: Option<(u64, String, String)>,
+    /// The compaction block being streamed: (index, content, encrypted content).
+    compaction: Option<(u64, Option<String>, Option<String>)>,
+    /// The index of the reply's first block that is not a compaction: a text block after it
+    /// starts on a new line.
+    lead: u64,
     reported: Reported,
     stopped: bool,
 }
@@ -46,6 +61,8 @@ struct Event<'a> {
     block: Block<'a>,
     /// `usage` of `message_delta`.
     usage: Option<WireUsage>,
+    /// `context_management.applied_edits` of `message_delta`.
+    edits: Option<Json>,
     error: Option<Json>,
 }
 
@@ -61,6 +78,9 @@ struct Block<'a> {
     name: Option<String>,
     partial_json: Option<String>,
     stop_reason: Option<String>,
+    /// A compaction block's or delta's summary (`null` at the block's start).
+    content: Option<String>,
+    encrypted_content: Option<String>,
 }
 
 #[derive(Default)]
@@ -71,6 +91,8 @@ struct WireUsage {
     cache_read_input_tokens: Option<u64>,
     /// With context compaction: the usage of each step of the request.
     iterations: Option<Vec<WireIteration>>,
+    /// The size of the last message step (set by [`WireUsage::billed`]).
+    context_tokens: Option<u64>,
 }
 
 /// One step of a compacted request: `compaction` and `message` run on the requested model
@@ -96,6 +118,10 @@ fn read_event<'a>(r: &mut Reader<'a>) -> Result<Event<'a>, JsonError> {
         "content_block" if r.is_object() => read_block(r, &mut event.block),
         "delta" if r.is_object() => read_block(r, &mut event.block),
         "usage" if r.is_object() => read_usage(r).map(|u| event.usage = Some(u)),
+        "context_management" if r.is_object() => r.object(|r, key| match &*key {
+            "applied_edits" => r.value().map(|v| event.edits = Some(v)),
+            _ => r.skip(),
+        }),
         "error" => r.value().map(|v| event.error = Some(v)),
         _ => r.skip(),
     })?;
@@ -117,6 +143,8 @@ fn read_block<'a>(r: &mut Reader<'a>, block: &mut Block<'a>) -> Result<(), JsonE
             "name" => &mut block.name,
             "partial_json" => &mut block.partial_json,
             "stop_reason" => &mut block.stop_reason,
+            "content" => &mut block.content,
+            "encrypted_content" => &mut block.encrypted_content,
             _ => return r.skip(),
         };
         *slot = r.string_owned()?;
@@ -176,12 +204,19 @@ fn read_usage(r: &mut Reader<'_>) -> Result<WireUsage, JsonError> {
         _ => r.skip(),
     })?;
     let [input_tokens, output_tokens, cache_creation_input_tokens, cache_read_input_tokens] = counts;
-    Ok(WireUsage { input_tokens, output_tokens, cache_creation_input_tokens, cache_read_input_tokens, iterations })
+    Ok(WireUsage {
+        input_tokens,
+        output_tokens,
+        cache_creation_input_tokens,
+        cache_read_input_tokens,
+        iterations,
+        context_tokens: None,
+    })
 }
 
 impl WireUsage {
     /// The billed totals: the sums over the steps on the requested model when the usage has
-    /// steps, else the top-level counts.
+    /// steps, else the top-level counts; with steps, the last message step's size too.
     fn billed(self) -> Self {
         let Some(steps) = self.iterations.as_ref().filter(|steps| !steps.is_empty()) else { return self };
         let own: Vec<&WireIteration> =
@@ -190,12 +225,19 @@ impl WireUsage {
             let values: Vec<u64> = own.iter().filter_map(|s| field(s)).collect();
             (!values.is_empty()).then(|| values.iter().fold(0u64, |a, b| a.saturating_add(*b)))
         };
+        let last = steps.iter().rev().find(|s| matches!(s.kind.as_deref(), Some("message" | "fallback_message")));
+        let context_tokens = last.map(|s| {
+            [s.input_tokens, s.cache_creation_input_tokens, s.cache_read_input_tokens, s.output_tokens]
+                .iter()
+                .fold(0u64, |a, b| a.saturating_add(b.unwrap_or(0)))
+        });
         Self {
             input_tokens: sum(|s| s.input_tokens),
             output_tokens: sum(|s| s.output_tokens),
             cache_creation_input_tokens: sum(|s| s.cache_creation_input_tokens),
             cache_read_input_tokens: sum(|s| s.cache_read_input_tokens),
             iterations: None,
+            context_tokens,
         }
     }
 }
@@ -206,15 +248,22 @@ impl AnthropicDecoder {
         // Proxies sometimes drop `event:` lines; the JSON's own `type` says the same.
         let kind = if event.event.is_empty() { data.kind.as_deref().unwrap_or_default() } else { event.event };
         match kind {
-            "message_start" => self.usage(data.start_usage.unwrap_or_default(), out),
+            "message_start" => self.usage(data.start_usage.unwrap_or_default(), None, out),
             "content_block_start" => self.block_start(data.index, data.block, out),
             "content_block_delta" => self.block_delta(data.index, data.block, out),
-            "content_block_stop" if self.tool.as_ref().is_some_and(|(index, ..)| *index == data.index) => {
-                self.tool = None;
+            "content_block_stop" => {
+                if self.tool.as_ref().is_some_and(|(index, ..)| *index == data.index) {
+                    self.tool = None;
+                }
+                if self.compaction.as_ref().is_some_and(|(index, ..)| *index == data.index) {
+                    self.end_compaction(out);
+                }
             }
             "message_delta" => {
-                if let Some(usage) = data.usage {
-                    self.usage(usage, out);
+                // NOTE: a compaction whose stop never came is not lost.
+                self.end_compaction(out);
+                if data.usage.is_some() || data.edits.is_some() {
+                    self.usage(data.usage.unwrap_or_default(), data.edits, out);
                 }
                 if let Some(reason) = data.block.stop_reason {
                     out.push(Chunk::Stop { reason, raw: None });
@@ -246,7 +295,7 @@ impl AnthropicDecoder {
             "text" => {
                 // NOTE: as the reference does, a text block after another block starts on a
                 // new line, so the reply's text reads the same once concatenated.
-                if index > 0 {
+                if index > self.lead {
                     out.push(Chunk::text("\n"));
                 }
                 if let Some(text) = block.text.filter(|t| !t.is_empty()) {
@@ -281,7 +330,21 @@ impl AnthropicDecoder {
                 out.push(Chunk::tool_call(&id, Some(&name), None));
                 self.tool = Some((index, id, name));
             }
+            "compaction" => {
+                self.end_compaction(out);
+                if index == self.lead {
+                    self.lead = index.saturating_add(1);
+                }
+                self.compaction = Some((index, block.content, block.encrypted_content));
+            }
             _ => {}
+        }
+    }
+
+    /// Emits the compaction block being streamed, if one is.
+    fn end_compaction(&mut self, out: &mut Vec<Chunk>) {
+        if let Some((_, content, encrypted_content)) = self.compaction.take() {
+            out.push(Chunk::Compaction { content, encrypted_content, id: None });
         }
     }
 
@@ -308,6 +371,18 @@ impl AnthropicDecoder {
                     });
                 }
             }
+            "compaction_delta" => {
+                if let Some((at, content, encrypted)) = &mut self.compaction {
+                    if *at == index {
+                        if let Some(piece) = body.content {
+                            content.get_or_insert_with(String::new).push_str(&piece);
+                        }
+                        if body.encrypted_content.is_some() {
+                            *encrypted = body.encrypted_content;
+                        }
+                    }
+                }
+            }
             "input_json_delta" => {
                 let json = body.partial_json.filter(|j| !j.is_empty());
                 if let (Some((tool_index, id, name)), Some(json)) = (&self.tool, json) {
@@ -320,8 +395,9 @@ impl AnthropicDecoder {
         }
     }
 
-    /// Emits the part of cumulative counts not reported yet.
-    fn usage(&mut self, usage: WireUsage, out: &mut Vec<Chunk>) {
+    /// Emits the part of cumulative counts not reported yet, with the context size and the
+    /// applied edits when the event has them.
+    fn usage(&mut self, usage: WireUsage, applied_edits: Option<Json>, out: &mut Vec<Chunk>) {
         let usage = usage.billed();
         let r = &mut self.reported;
         let step = |total: Option<u64>, reported: &mut u64| {
@@ -342,7 +418,9 @@ impl AnthropicDecoder {
             cache_read_tokens: cached(cache_read, usage.cache_read_input_tokens),
             total_cost: None,
             reasoning_tokens: None,
-            ..Usage::default()
+            context_tokens: usage.context_tokens,
+            applied_edits,
+            whole: false,
         }));
     }
 }

@@ -10,6 +10,7 @@ pub(crate) fn read_chunk(r: &mut Reader<'_>) -> Result<Chunk, JsonError> {
     let (mut kind, mut text, mut reasoning, mut signature, mut redacted_data, mut reason) =
         (None, None, None, None, None, None);
     let (mut encrypted_content, mut summary, mut phase, mut raw, mut item) = (None, None, None, None, None);
+    let (mut content, mut id) = (None, None);
     let mut tool_call = None;
     let mut usage = Usage::default();
     let mut input = None;
@@ -21,6 +22,8 @@ pub(crate) fn read_chunk(r: &mut Reader<'_>) -> Result<Chunk, JsonError> {
         "signature" => r.string_owned().map(|v| signature = v),
         "redacted_data" => r.string_owned().map(|v| redacted_data = v),
         "encrypted_content" => r.string_owned().map(|v| encrypted_content = v),
+        "content" => r.string_owned().map(|v| content = v),
+        "id" => r.string_owned().map(|v| id = v),
         "summary" if r.is_array() => {
             let mut parts = Vec::new();
             r.array(|r| r.string_owned().map(|v| parts.push(v.unwrap_or_default())))?;
@@ -38,6 +41,9 @@ pub(crate) fn read_chunk(r: &mut Reader<'_>) -> Result<Chunk, JsonError> {
         "cacheReadTokens" => r.u64().map(|v| usage.cache_read_tokens = v),
         "reasoningTokens" => r.u64().map(|v| usage.reasoning_tokens = v),
         "totalCost" => r.number().map(|v| usage.total_cost = v.map(|n| n.as_f64())),
+        "contextTokens" => r.u64().map(|v| usage.context_tokens = v),
+        "appliedEdits" => r.value().map(|v| usage.applied_edits = Some(v).filter(|v| !v.is_null())),
+        "whole" => r.bool().map(|v| usage.whole = v.unwrap_or(false)),
         _ => r.skip(),
     })?;
     let missing = |reason: &'static str| JsonError { at: 0, reason };
@@ -51,6 +57,7 @@ pub(crate) fn read_chunk(r: &mut Reader<'_>) -> Result<Chunk, JsonError> {
             summary,
         },
         Some("text_end") => Chunk::TextEnd { signature, phase },
+        Some("compaction") => Chunk::Compaction { content, encrypted_content, id },
         Some("item") => Chunk::Item { item: item.ok_or_else(|| missing("an item chunk needs `item`"))? },
         Some("tool_calls") => {
             Chunk::ToolCalls { tool_call: tool_call.ok_or_else(|| missing("a tool_calls chunk needs `tool_call`"))? }

@@ -16,7 +16,10 @@
 //!
 //! `finishReason` gives the one stop chunk, in clew's words with the provider's as `raw`
 //! (`STOP` is `end_turn`, or `tool_use` after a call, and has no `raw`). `usageMetadata` is
-//! cumulative: each event's counts are emitted as what they add to those already emitted.
+//! cumulative: each event's counts are emitted as what they add to those already emitted,
+//! and when one of them is smaller than what was emitted (a missing count is 0) the event's
+//! counts are emitted whole (`Usage::whole`), replacing the earlier ones: the provider's last
+//! word wins.
 //! A prompt blocked before any candidate (`promptFeedback.blockReason`) and an `error`
 //! object are the provider's errors.
 //!
@@ -46,8 +49,8 @@ pub(crate) struct GeminiDecoder {
     /// Calls in the reply so far.
     calls: u64,
     stopped: bool,
-    /// Usage counts already emitted (input, output, cache read, reasoning), to turn
-    /// cumulative counts into increments.
+    /// Usage counts the emitted usage chunks add up to (input, output, cache read,
+    /// reasoning), to turn cumulative counts into increments.
     reported: [u64; 4],
     /// Whether a usage chunk was emitted yet.
     reported_any: bool,
@@ -207,7 +210,8 @@ impl GeminiDecoder {
     }
 
     /// Emits what the cumulative counts (prompt, candidates, thoughts, cached content,
-    /// tool-use prompt) add to those already emitted, never less than nothing.
+    /// tool-use prompt) add to those already emitted, or, when one of them went down, the
+    /// counts whole.
     fn usage(&mut self, counts: [Option<u64>; 6], out: &mut Vec<Chunk>) {
         let [prompt, candidates, thoughts, cached, tool_use_prompt, _] = counts;
         if prompt.or(candidates).or(thoughts).or(cached).or(tool_use_prompt).is_none() {
@@ -215,18 +219,21 @@ impl GeminiDecoder {
         }
         let n = |count: Option<u64>| count.unwrap_or(0);
         let input = n(prompt).saturating_add(n(tool_use_prompt)).saturating_sub(n(cached));
-        let mut new = [input, n(candidates).saturating_add(n(thoughts)), n(cached), n(thoughts)];
+        let totals = [input, n(candidates).saturating_add(n(thoughts)), n(cached), n(thoughts)];
+        let whole = totals.iter().zip(&self.reported).any(|(total, reported)| total < reported);
         // The first usage chunk is emitted even when it is all zeros.
-        let mut any = !self.reported_any;
-        for (count, reported) in new.iter_mut().zip(&mut self.reported) {
-            let total = *count;
-            *count = total.saturating_sub(*reported);
-            *reported = total.max(*reported);
-            any |= *count > 0;
+        let mut any = !self.reported_any || whole;
+        let mut new = totals;
+        if !whole {
+            for (count, reported) in new.iter_mut().zip(&self.reported) {
+                *count = count.saturating_sub(*reported);
+                any |= *count > 0;
+            }
         }
         if !any {
             return;
         }
+        self.reported = totals;
         self.reported_any = true;
         let [input, output, cache_read, reasoning] = new;
         emit(
@@ -238,6 +245,7 @@ impl GeminiDecoder {
                 cache_read_tokens: cached.map(|_| cache_read),
                 total_cost: None,
                 reasoning_tokens: thoughts.map(|_| reasoning),
+                whole,
                 ..Usage::default()
             }),
         );

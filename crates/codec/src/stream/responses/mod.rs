@@ -8,10 +8,12 @@
 //! parts, and a reasoning item ends with one empty reasoning chunk carrying its encrypted
 //! content and summary. A `function_call` item is announced as soon as it is added, its
 //! argument deltas are pieces, and its final (`.done`) arguments win over the deltas. A
-//! message's end carries its `phase`. Items clew does not interpret (hosted tool calls,
-//! programs, compaction…) are kept whole as item chunks, in order. `response.completed` and
-//! `response.incomplete` give the usage and the stop; `response.failed` and `error` events
-//! are the provider's errors.
+//! message's end carries its `phase`. A `compaction` item (CONTEXT §6.3) is a
+//! [`Chunk::Compaction`] with its `id` and `encrypted_content` as `output_item.done` has them
+//! (the `.added` form may be shorter), in output order. Items clew does not interpret (hosted
+//! tool calls, programs…) are kept whole as item chunks, in order. `response.completed` and
+//! `response.incomplete` give the usage (as reported: a compaction pass's tokens are inside
+//! it) and the stop; `response.failed` and `error` events are the provider's errors.
 //!
 //! Members may come in any order (the Copilot endpoint sorts keys, so `type` comes last).
 //! Every event is read in one pass for the few members the frequent delta events need; the
@@ -217,7 +219,13 @@ impl ResponsesDecoder {
                 slot.settle(last, out);
             }
         } else if kind == OTHER {
-            if done {
+            if done && string(&item, "type") == Some("compaction") {
+                let own = |key: &str| string(&item, key).map(owned);
+                emit(
+                    out,
+                    Chunk::Compaction { content: None, encrypted_content: own("encrypted_content"), id: own("id") },
+                );
+            } else if done {
                 emit(out, Chunk::Item { item });
             }
         } else if !done {
