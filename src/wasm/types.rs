@@ -74,6 +74,8 @@ export interface Usage {
    * iteration. The last chunk that has it wins.
    */
   contextTokens?: number;
+  /** With Anthropic compaction: the input side (input, cache writes, cache reads) of the compaction iteration. */
+  compactionTokens?: number;
   /** Anthropic context editing: the `applied_edits` the server reports, as sent (`[]` is normal). The last chunk that has them wins. */
   appliedEdits?: unknown[];
   /**

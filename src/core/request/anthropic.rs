@@ -1,8 +1,9 @@
 //! The Anthropic Messages request.
 
-use super::{declarations, join_url, Headers, HttpRequest, ModelRequest};
+use super::{declarations, join_url, Headers, HttpRequest, KeepThinking, ModelRequest, NativeContext};
 use crate::core::conversation::{Content, ContentBlock, Role};
 use crate::core::json::Json;
+use crate::core::stream::Format;
 
 fn cache_control() -> Json {
     Json::object().with("type", "ephemeral")
@@ -14,7 +15,9 @@ fn cache_control() -> Json {
 /// the last block of the last two user messages, so each round reuses the previous round's
 /// cached prefix. With a reasoning budget, thinking is enabled and temperature left to the
 /// API; with tools and no thinking, the model must call a tool (`tool_choice: any`), as the
-/// reference loop requires a tool each round.
+/// reference loop requires a tool each round. Native context management, when asked for,
+/// goes as `context_management.edits` with its betas joined to the host's `anthropic-beta`;
+/// a compaction block goes back as received, other formats' are left out.
 pub fn build_anthropic(request: &ModelRequest) -> HttpRequest {
     let settings = &request.model;
     let cache = settings.prompt_cache;
@@ -31,7 +34,7 @@ pub fn build_anthropic(request: &ModelRequest) -> HttpRequest {
         .messages
         .iter()
         .enumerate()
-        .map(|(i, message)| message_json(message.role, &message.content, cache && last_users.contains(&i)))
+        .filter_map(|(i, message)| message_json(message.role, &message.content, cache && last_users.contains(&i)))
         .collect();
 
     let mut body = Json::object()
@@ -55,6 +58,12 @@ pub fn build_anthropic(request: &ModelRequest) -> HttpRequest {
         let choice = if settings.reasoning_budget().is_some() { "auto" } else { "any" };
         body.set("tool_choice", Json::object().with("type", choice));
     }
+    let mut betas = Vec::new();
+    if let Some(edits) =
+        request.context.as_ref().and_then(|c| edits(c, settings.reasoning_budget().is_some(), &mut betas))
+    {
+        body.set("context_management", Json::object().with("edits", edits));
+    }
 
     let mut headers = Headers::new();
     headers.insert("anthropic-version", "2023-06-01");
@@ -65,11 +74,70 @@ pub fn build_anthropic(request: &ModelRequest) -> HttpRequest {
         headers.insert("anthropic-dangerous-direct-browser-access", "true");
     }
     let url = join_url(settings.base_url.as_deref(), "https://api.anthropic.com", "/v1/messages");
-    HttpRequest::post(url, headers, &body, &settings.headers)
+    if betas.is_empty() {
+        return HttpRequest::post(url, headers, &body, &settings.headers);
+    }
+    // NOTE: the host's own betas stay, ours joined to them.
+    let mut extra = settings.headers.clone();
+    for beta in betas {
+        extra.join("anthropic-beta", beta);
+    }
+    HttpRequest::post(url, headers, &body, &extra)
 }
 
-fn message_json(role: Role, content: &Content, breakpoint: bool) -> Json {
+/// The `context_management.edits` `context` asks for, in the order the API requires
+/// (clear thinking, clear tool uses, compact), and the betas they need; none when it asks
+/// nothing. Thinking is cleared only when `thinking` is on (the API refuses the edit
+/// otherwise).
+fn edits(context: &NativeContext, thinking: bool, betas: &mut Vec<&'static str>) -> Option<Vec<Json>> {
+    let tokens = |value: u64| Json::object().with("type", "input_tokens").with("value", value);
+    let mut edits = Vec::new();
+    if let Some(server) = &context.edits {
+        if thinking {
+            let keep = match server.keep_thinking_turns {
+                KeepThinking::Turns(n) => Json::object().with("type", "thinking_turns").with("value", n),
+                KeepThinking::All => Json::from("all"),
+            };
+            edits.push(Json::object().with("type", "clear_thinking_20251015").with("keep", keep));
+        }
+        let mut clear = Json::object().with("type", "clear_tool_uses_20250919");
+        if let Some(limit) = context.compact_threshold {
+            clear.set("trigger", tokens(limit));
+        }
+        clear.set("keep", Json::object().with("type", "tool_uses").with("value", server.keep_tool_uses));
+        if server.clear_at_least > 0 {
+            clear.set("clear_at_least", tokens(server.clear_at_least));
+        }
+        if server.clear_tool_inputs {
+            clear.set("clear_tool_inputs", true);
+        }
+        if !server.exclude_tools.is_empty() {
+            clear.set("exclude_tools", server.exclude_tools.iter().map(Json::from).collect::<Vec<_>>());
+        }
+        edits.push(clear);
+        betas.push("context-management-2025-06-27");
+    }
+    if let Some(limit) = context.compact_threshold {
+        let mut compact = Json::object().with("type", "compact_20260112").with("trigger", tokens(limit));
+        // NOTE: false is the API's default, left out as the recorded requests do.
+        if context.pause_after_compaction {
+            compact.set("pause_after_compaction", true);
+        }
+        if let Some(instructions) = context.instructions.as_ref().filter(|i| !i.is_empty()) {
+            compact.set("instructions", instructions);
+        }
+        edits.push(compact);
+        betas.push("compact-2026-01-12");
+    }
+    (!edits.is_empty()).then_some(edits)
+}
+
+/// A message; none when nothing in it is Anthropic's (the API refuses empty content).
+fn message_json(role: Role, content: &Content, breakpoint: bool) -> Option<Json> {
     let mut blocks: Vec<Json> = content.blocks().iter().filter_map(block_json).collect();
+    if blocks.is_empty() {
+        return None;
+    }
     if breakpoint {
         if let Some(last) = blocks.last_mut() {
             last.set("cache_control", cache_control());
@@ -79,7 +147,7 @@ fn message_json(role: Role, content: &Content, breakpoint: bool) -> Json {
         Role::User => "user",
         Role::Assistant => "assistant",
     };
-    Json::object().with("role", role).with("content", blocks)
+    Some(Json::object().with("role", role).with("content", blocks))
 }
 
 fn block_json(block: &ContentBlock) -> Option<Json> {
@@ -90,6 +158,15 @@ fn block_json(block: &ContentBlock) -> Option<Json> {
         ContentBlock::Thinking { signature: None, .. }
         | ContentBlock::Thinking { encrypted_content: Some(_), .. }
         | ContentBlock::Item { .. } => return None,
+        // Replayed as received: a failed compaction's null content too (a server no-op).
+        ContentBlock::Compaction { provider: Format::Anthropic, content, encrypted_content, .. } => {
+            let block = block_of("compaction").with("content", content.as_ref().filter(|c| !c.is_empty()));
+            match encrypted_content {
+                Some(encrypted) => block.with("encrypted_content", encrypted),
+                None => block,
+            }
+        }
+        ContentBlock::Compaction { .. } => return None,
         ContentBlock::Thinking { thinking, signature: Some(signature), .. } => {
             block_of("thinking").with("thinking", thinking).with("signature", signature)
         }

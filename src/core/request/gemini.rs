@@ -21,8 +21,9 @@ const NO_SIGNATURE: &str = "skip_thought_signature_validator";
 /// function calls. A model turn with calls but no signature on any (a history from another
 /// format) gets Gemini's documented stand-in on its first call, which Gemini 3 requires.
 /// Tool results become `functionResponse` parts with the function's name (found from the
-/// call) and the call's id when Gemini gave one. The API key goes in the `x-goog-api-key`
-/// header, never in the URL.
+/// call) and the call's id when Gemini gave one. Other formats' compactions and items are
+/// left out, and a turn left with no parts is not sent. The API key goes in the
+/// `x-goog-api-key` header, never in the URL.
 pub fn build_gemini(request: &ModelRequest) -> HttpRequest {
     let settings = &request.model;
     // Each call's function name by its id, for the results (a handful per request).

@@ -22,6 +22,17 @@ impl Headers {
         }
     }
 
+    /// Adds `value` to the comma-separated list `name` holds (`anthropic-beta`), unless it
+    /// is in it already; sets it when there is none.
+    pub fn join(&mut self, name: &str, value: &str) {
+        let joined = match self.get(name).map(str::trim).filter(|old| !old.is_empty()) {
+            Some(old) if old.split(',').any(|v| v.trim() == value) => return,
+            Some(old) => [old, value].join(","),
+            None => value.to_owned(),
+        };
+        self.insert(name, joined);
+    }
+
     /// The value of `name`, if set.
     pub fn get(&self, name: &str) -> Option<&str> {
         self.0.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())

@@ -5,12 +5,15 @@
 //! never hands it over.
 
 mod anthropic;
+mod context;
 mod convert;
 mod gemini;
 mod headers;
 mod openai;
 mod responses;
 
+#[cfg(test)]
+mod context_tests;
 #[cfg(test)]
 mod tests;
 
@@ -21,6 +24,7 @@ use crate::core::json::Json;
 use crate::core::stream::Format;
 
 pub use anthropic::build_anthropic;
+pub use context::{KeepThinking, NativeContext, ServerEdits};
 pub use convert::{model_info_from_json, usage_from_json};
 pub use gemini::{build_gemini, MADE_UP_CALL_ID};
 pub use headers::Headers;
@@ -43,6 +47,10 @@ pub struct ModelRequest {
     pub tools: Vec<ToolDefinition>,
     /// Model and connection settings.
     pub model: ModelSettings,
+    /// The native context management asked of the provider (Anthropic, OpenAI Responses;
+    /// the other formats ignore it); none asks for none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<NativeContext>,
 }
 
 /// A tool the model may call natively.

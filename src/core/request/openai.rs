@@ -8,7 +8,8 @@ use crate::core::json::Json;
 ///
 /// History conversion: tool results become `tool` messages placed right after the assistant
 /// message that called them, images become `image_url` parts, tool calls become
-/// `tool_calls`, and reasoning is not sent back. Reasoning models (`o1`, `o3`, `o4`,
+/// `tool_calls`, and reasoning, compaction and other formats' items are not sent back (an
+/// assistant turn of nothing else is left out). Reasoning models (`o1`, `o3`, `o4`,
 /// `gpt-5`…) get a `developer` message, `max_completion_tokens` and no temperature.
 pub fn build_openai(request: &ModelRequest) -> HttpRequest {
     let settings = &request.model;
@@ -90,6 +91,11 @@ fn push_message(message: &Message, out: &mut Vec<Json>) {
                     _ => None,
                 })
                 .collect();
+            // NOTE: a turn with nothing Chat Completions knows (only reasoning, a provider's
+            // compaction or items) is left out rather than sent empty.
+            if text.is_empty() && calls.is_empty() {
+                return;
+            }
             let mut assistant = Json::object().with("role", "assistant").with("content", text.join(""));
             if !calls.is_empty() {
                 assistant.set("tool_calls", calls);

@@ -17,9 +17,11 @@ use crate::core::stream::Format;
 /// History conversion, in each assistant turn's order: a reasoning item only with its
 /// encrypted content and only with the item that followed it; text as an assistant message
 /// (with its `phase`); native calls as `function_call` items by `call_id`; opaque items of
-/// this format whole. No server `id` is sent with `store: false`. Tool results become
+/// this format whole; a compaction item of this format whole and with its `id`, the one item
+/// that keeps it (no other server `id` is sent with `store: false`). Tool results become
 /// `function_call_output` items right after the turn that made the calls (the history the
-/// loop sends pairs every call with one result).
+/// loop sends pairs every call with one result). A compaction threshold asked for goes as
+/// `context_management`.
 pub fn build_responses(request: &ModelRequest) -> HttpRequest {
     let settings = &request.model;
     let store = settings.store.unwrap_or(false);
@@ -34,6 +36,10 @@ pub fn build_responses(request: &ModelRequest) -> HttpRequest {
         body.set("instructions", &request.system);
     }
     body.set("input", input);
+    if let Some(limit) = request.context.as_ref().and_then(|c| c.compact_threshold) {
+        let compaction = Json::object().with("type", "compaction").with("compact_threshold", limit);
+        body.set("context_management", vec![compaction]);
+    }
     body.set("stream", true);
     body.set("store", store);
     body.set("max_output_tokens", settings.max_tokens());
@@ -148,6 +154,17 @@ fn item_of(block: &ContentBlock, store: bool) -> Option<Json> {
             .with("call_id", id)
             .with("name", name)
             .with("arguments", input.to_string()),
+        // NOTE: sent with its id whatever `store` says, as both recorded follow-ups do; one
+        // without encrypted content has nothing to send back and is left out.
+        ContentBlock::Compaction {
+            provider: Format::OpenAiResponses, id, encrypted_content: Some(encrypted), ..
+        } => {
+            let mut item = Json::object().with("type", "compaction");
+            if let Some(id) = id {
+                item.set("id", id);
+            }
+            item.with("encrypted_content", encrypted)
+        }
         ContentBlock::Item { format: Format::OpenAiResponses, item } => {
             let mut item = item.clone();
             if !store {

@@ -69,6 +69,7 @@ fn sample_request(tools: bool) -> ModelRequest {
             api_key: Some("sk-ant-test".into()),
             ..ModelSettings::default()
         },
+        context: None,
     }
 }
 
@@ -190,6 +191,6 @@ fn model_request_reads_string_and_block_content_and_names_what_is_wrong() {
 }
 
 /// A serde_json value as the core's JSON.
-fn j(value: Value) -> crate::core::json::Json {
+pub(super) fn j(value: Value) -> crate::core::json::Json {
     crate::core::json::Json::parse(&value.to_string()).unwrap()
 }

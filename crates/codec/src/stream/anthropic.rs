@@ -93,6 +93,8 @@ struct WireUsage {
     iterations: Option<Vec<WireIteration>>,
     /// The size of the last message step (set by [`WireUsage::billed`]).
     context_tokens: Option<u64>,
+    /// The input side of the compaction step (set by [`WireUsage::billed`]).
+    compaction_tokens: Option<u64>,
 }
 
 /// One step of a compacted request: `compaction` and `message` run on the requested model
@@ -211,6 +213,7 @@ fn read_usage(r: &mut Reader<'_>) -> Result<WireUsage, JsonError> {
         cache_read_input_tokens,
         iterations,
         context_tokens: None,
+        compaction_tokens: None,
     })
 }
 
@@ -226,11 +229,14 @@ impl WireUsage {
             (!values.is_empty()).then(|| values.iter().fold(0u64, |a, b| a.saturating_add(*b)))
         };
         let last = steps.iter().rev().find(|s| matches!(s.kind.as_deref(), Some("message" | "fallback_message")));
-        let context_tokens = last.map(|s| {
-            [s.input_tokens, s.cache_creation_input_tokens, s.cache_read_input_tokens, s.output_tokens]
+        let size = |s: &WireIteration, output: bool| {
+            let output = if output { s.output_tokens } else { None };
+            [s.input_tokens, s.cache_creation_input_tokens, s.cache_read_input_tokens, output]
                 .iter()
                 .fold(0u64, |a, b| a.saturating_add(b.unwrap_or(0)))
-        });
+        };
+        let context_tokens = last.map(|s| size(s, true));
+        let compaction = steps.iter().find(|s| s.kind.as_deref() == Some("compaction"));
         Self {
             input_tokens: sum(|s| s.input_tokens),
             output_tokens: sum(|s| s.output_tokens),
@@ -238,6 +244,7 @@ impl WireUsage {
             cache_read_input_tokens: sum(|s| s.cache_read_input_tokens),
             iterations: None,
             context_tokens,
+            compaction_tokens: compaction.map(|s| size(s, false)),
         }
     }
 }
@@ -419,6 +426,7 @@ impl AnthropicDecoder {
             total_cost: None,
             reasoning_tokens: None,
             context_tokens: usage.context_tokens,
+            compaction_tokens: usage.compaction_tokens,
             applied_edits,
             whole: false,
         }));

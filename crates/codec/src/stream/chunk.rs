@@ -141,6 +141,11 @@ pub struct Usage {
     /// `iterations`, the last `message` step (CONTEXT §1.2). The last chunk that has it wins.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context_tokens: Option<u64>,
+    /// With Anthropic's usage `iterations`: the input side (input, cache writes, cache reads)
+    /// of the compaction step, the context the server compacted. The last chunk that has it
+    /// wins.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compaction_tokens: Option<u64>,
     /// Anthropic context editing: the `applied_edits` the server reports, as sent (empty is
     /// normal). The last chunk that has them wins.
     #[serde(default, skip_serializing_if = "Option::is_none")]

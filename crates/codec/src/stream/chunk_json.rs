@@ -42,6 +42,7 @@ pub(crate) fn read_chunk(r: &mut Reader<'_>) -> Result<Chunk, JsonError> {
         "reasoningTokens" => r.u64().map(|v| usage.reasoning_tokens = v),
         "totalCost" => r.number().map(|v| usage.total_cost = v.map(|n| n.as_f64())),
         "contextTokens" => r.u64().map(|v| usage.context_tokens = v),
+        "compactionTokens" => r.u64().map(|v| usage.compaction_tokens = v),
         "appliedEdits" => r.value().map(|v| usage.applied_edits = Some(v).filter(|v| !v.is_null())),
         "whole" => r.bool().map(|v| usage.whole = v.unwrap_or(false)),
         _ => r.skip(),
@@ -213,6 +214,7 @@ impl Chunk {
                     out.push_str(cost.as_str());
                 }
                 count(out, "contextTokens", usage.context_tokens);
+                count(out, "compactionTokens", usage.compaction_tokens);
                 if let Some(edits) = &usage.applied_edits {
                     out.push_str(",\"appliedEdits\":");
                     out.push_str(&edits.to_string());
