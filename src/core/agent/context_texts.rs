@@ -236,12 +236,11 @@ fn ends_section(line: &str) -> bool {
     if text.starts_with('#') {
         return true;
     }
-    let item = match numbered(text) {
-        Some(rest) => rest,
-        None if text.starts_with("**") => text,
-        None => return false,
+    let bold = text.strip_prefix("**").map(|t| t.trim_start_matches('*'));
+    let Some(item) = numbered(bold.unwrap_or(text)).or(bold) else {
+        return false;
     };
-    path_in(item.trim_start_matches('*')).is_none()
+    path_in(item).is_none()
 }
 
 /// Adds the paths in `text` (separated by commas) to `paths`, up to the limit.

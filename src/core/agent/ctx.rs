@@ -87,7 +87,11 @@ impl Ctx {
     /// it is unchanged from ([`Effect::OpenStream`]).
     pub(crate) fn model_request(&self) -> (ModelRequest, Vec<Option<usize>>) {
         let tools = if self.config.tool_calling == ToolCalling::Native {
-            super::tool_job::definitions(&self.config, &self.catalog)
+            let mut tools = super::tool_job::definitions(&self.config, &self.catalog);
+            if self.can_summarize() {
+                tools.push(super::context_texts::summarize_tool_definition());
+            }
+            tools
         } else {
             Vec::new()
         };

@@ -83,6 +83,14 @@ pub enum Effect {
         /// non-string values as JSON text).
         params: Vec<(String, String)>,
     },
+    /// Read the files a summary names (`contextManagement.summarize.readRequiredFiles`) and
+    /// answer with [`Task::handle_required_files`](super::Task::handle_required_files).
+    ReadRequiredFiles {
+        /// The read's id, for the answer.
+        id: u64,
+        /// The paths, at most 10.
+        paths: Vec<String>,
+    },
     /// Cancel a running tool call (abort or timeout); its late answer is ignored.
     CancelTool {
         /// The call's id.

@@ -25,6 +25,10 @@ pub struct Failure {
     /// ([`Failure::end_code`]).
     #[serde(default)]
     pub deterministic: bool,
+    /// A 4xx that names `context_management` or `compaction`: the provider (or a proxy before
+    /// it) refused native context management (CONTEXT §7).
+    #[serde(default)]
+    pub native_refused: bool,
 }
 
 const CONTEXT_PATTERNS: [&str; 9] = [
@@ -61,6 +65,7 @@ impl Failure {
             context_window: false,
             retry_after_ms: None,
             deterministic: false,
+            native_refused: false,
         }
     }
 
@@ -107,6 +112,8 @@ impl Failure {
             context_window,
             retry_after_ms,
             deterministic,
+            native_refused: status.is_some_and(|s| (400..500).contains(&s))
+                && (has(&["context_management", "compaction", "compact_2"])),
         }
     }
 }

@@ -94,6 +94,8 @@ kinds!(
         ResumeTask = "resume_task",
         /// A task that had offered its result was restored from its history: go on with it?
         ResumeCompletedTask = "resume_completed_task",
+        /// A manual condense's summary: apply it? (a message instead is the model's answer).
+        Condense = "condense",
         /// A kind clew does not ask, kept from a transcript given to `Task::from_history`
         /// (its name is in [`Message::other_kind`]).
         Other = "other",

@@ -20,6 +20,7 @@
 //! value in the task's phase; its end computes the next user content and the next phase.
 
 mod calls;
+mod condense;
 mod config;
 mod context;
 mod context_texts;
@@ -52,7 +53,7 @@ pub use config::{
     Timeouts, ToolCalling, ToolSource, ToolSpec, ASK_FOLLOWUP_QUESTION, ATTEMPT_COMPLETION,
 };
 pub use context::{
-    edit_pass, max_allowed_tokens, next_truncation, view, ContextConfig, ContextState, DeletedRange, EditConfig,
+    edit_pass, max_allowed_tokens, next_truncation, next_truncation_after, view, ContextConfig, ContextState, DeletedRange, EditConfig,
     EditState, Keep, NativeConfig, Strategy, SummarizeConfig, ViewPlan,
 };
 pub use display::{display_text, without_closing_tag};

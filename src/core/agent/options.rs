@@ -8,7 +8,8 @@ use super::config::{
     AutoApprove, HookSet, Limits, McpServerSettings, ParamSpec, RetryPolicy, TaskConfig, Timeouts, ToolCalling,
     ToolSpec, DEFAULT_MAX_CONSECUTIVE_MISTAKES, DEFAULT_PRESENTATION_INTERVAL_MS,
 };
-use super::context::ContextConfig;
+use super::context::{ContextConfig, Strategy};
+use super::context_texts::SUMMARIZE_TASK;
 use super::mcp;
 use crate::core::json::fields::{amount, count, flag, list, object, object_member, required, string};
 use crate::core::json::Json;
@@ -187,6 +188,12 @@ impl TaskOptions {
             .unwrap_or_default();
         if let Some(i) = tools.iter().position(|t| !mcp_servers.is_empty() && mcp::is_mcp_tool(&t.name)) {
             first.note(format!("options.tools[{i}].name names a tool of the MCP servers"));
+        }
+        let summarizes = matches!(context.strategy, Strategy::Summarize | Strategy::Auto);
+        if let Some(i) = tools.iter().position(|t| summarizes && t.name == SUMMARIZE_TASK) {
+            first.note(format!(
+                "options.tools[{i}].name names the tool the summarize strategy gives the model ({SUMMARIZE_TASK})"
+            ));
         }
         if let Some(error) = first.0 {
             return Err(error);

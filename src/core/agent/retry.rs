@@ -35,6 +35,9 @@ impl Ctx {
     /// truncation already retried" flag, for failures that can be retried within the round
     /// (`None` between rounds).
     pub(crate) fn next_try(&mut self, failure: &Failure, context_retry: Option<&mut bool>) -> NextTry {
+        if failure.native_refused && self.fall_back_from_native(&failure.message) {
+            return NextTry::Truncated;
+        }
         if failure.deterministic {
             return self.give_up(failure.end_code(), failure.message.clone());
         }

@@ -60,10 +60,13 @@ impl Task {
         round.stream = StreamPhase::Ended;
         round.decoder = None;
         self.ctx.finish_reasoning(round);
-        if round.has_content() {
+        if round.has_content() || round.compaction {
             self.ctx.record_reply(round, None);
         }
         self.ctx.finish_api_req(round, None);
+        if round.compaction {
+            round.paused = self.ctx.provider_compacted(round);
+        }
         self.ctx.present(round);
     }
 
@@ -173,12 +176,23 @@ impl Task {
         self.begin_round(content);
     }
 
-    fn begin_round(&mut self, content: Vec<ContentBlock>) {
+    fn begin_round(&mut self, mut content: Vec<ContentBlock>) {
+        if std::mem::take(&mut self.ctx.context.reminder) {
+            content.insert(0, ContentBlock::text(self.ctx.task_reminder()));
+        }
+        self.begin_request(content, true);
+    }
+
+    /// Sends `content` as the next user message under a new `api_req_started`: a round's
+    /// first request (`new_round`), or the request that goes on after a paused compaction.
+    fn begin_request(&mut self, content: Vec<ContentBlock>, new_round: bool) {
         if let Some(outcome) = self.limit_reached() {
             self.finish(outcome);
             return;
         }
-        self.ctx.rounds += 1;
+        if new_round {
+            self.ctx.rounds += 1;
+        }
         if self.ctx.rounds == 1 && self.ctx.config.checkpoints {
             let id = self.ctx.new_id();
             self.ctx.initial_checkpoint = Some(id);
@@ -190,8 +204,11 @@ impl Task {
             self.finish(outcome);
             return;
         }
-        if self.ctx.context.compacted {
+        if self.ctx.context.compacted && !self.ctx.context.summarizing {
             request.set("contextTruncated", true);
+        }
+        if self.ctx.context.summarizing {
+            request.set("compactionPass", "summary");
         }
         let request = request.to_string();
         let api_req_ts = self.ctx.transcript.append(
@@ -244,7 +261,15 @@ impl Task {
     /// A round whose blocks are all handled: the next user content, the empty-reply path, or
     /// the retry after a failure mid-stream.
     fn end_round(&mut self, round: Round) {
+        if round.paused {
+            // NOTE: the response held only the compaction (§6.2 pause): no tool, no mistake;
+            // the task goes on in the same round from the carrier and the re-insertion.
+            let content = self.ctx.reinsertion();
+            self.begin_request(content, false);
+            return;
+        }
         let (has_content, has_tool_use) = (round.has_content(), round.has_tool_use());
+        let round_compacted = round.compaction;
         let Round { mut user_content, stream, stop_reason, .. } = round;
         if let StreamPhase::FailedMidStream { failure } = stream {
             history::answer_cut_off_calls(self.ctx.history.last(), &mut user_content);
@@ -266,10 +291,12 @@ impl Task {
             self.ctx.mistakes += 1;
         } else if !has_content && !native {
             self.ctx.say(SayKind::Error, texts::empty_reply_error());
-            self.ctx.history.push(conversation::Message {
-                role: Role::Assistant,
-                content: Content::Blocks(vec![ContentBlock::text(texts::EMPTY_REPLY.to_owned())]),
-            });
+            if !round_compacted {
+                self.ctx.history.push(conversation::Message {
+                    role: Role::Assistant,
+                    content: Content::Blocks(vec![ContentBlock::text(texts::EMPTY_REPLY.to_owned())]),
+                });
+            }
             self.ctx.mistakes += 1;
             let content = vec![ContentBlock::text(texts::no_tools_used(native))];
             self.retry_between_rounds(&Failure::empty_reply(), content);

@@ -192,6 +192,9 @@ pub(crate) struct Round {
     pub(crate) usage_seen: bool,
     /// The reply holds a provider compaction (a compaction pass, CONTEXT §9.2).
     pub(crate) compaction: bool,
+    /// The response paused after its compaction (CONTEXT §6.2): the round goes on with the
+    /// re-insertion. (Not in snapshots: set and read in the same call.)
+    pub(crate) paused: bool,
 }
 
 impl Default for Round {
@@ -227,6 +230,7 @@ impl Default for Round {
             usage_incomplete: false,
             usage_seen: false,
             compaction: false,
+            paused: false,
         }
     }
 }

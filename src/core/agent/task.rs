@@ -143,7 +143,14 @@ impl Task {
     /// A [`ConfigError`] naming the first setting that cannot work.
     pub fn new(config: TaskConfig) -> Result<Self, ConfigError> {
         let tools = Rc::new(config.validate()?);
-        Ok(Self { ctx: Ctx { config, tools, ..Ctx::default() }, phase: Phase::NotStarted })
+        let mut task = Self { ctx: Ctx { config, tools, ..Ctx::default() }, phase: Phase::NotStarted };
+        let context = &task.ctx.config.context;
+        if context.strategy == super::context::Strategy::Summarize
+            || (context.strategy == super::context::Strategy::Auto && context.summarize_eligible)
+        {
+            task.ctx.know_summarize_tool();
+        }
+        Ok(task)
     }
 
     /// Sets the host function that names the subject of result headers for tools with

@@ -172,6 +172,16 @@ pub fn resume_after_error() -> &'static str {
     "[Your previous response was cut off by an API error. Continue from where it stopped; do not repeat what you already wrote.]"
 }
 
+/// The user message a manual condense answers its ask with (CONTEXT §4.2-7).
+pub fn condense_request(instructions: Option<&str>) -> String {
+    let mut text = "Condense the conversation so far into a summary, then go on with the task.".to_owned();
+    if let Some(focus) = instructions.filter(|i| !i.trim().is_empty()) {
+        text.push_str("\nFocus on: ");
+        text.push_str(focus);
+    }
+    text
+}
+
 /// What a cleared tool result holds (CONTEXT §5).
 pub fn tool_result_cleared() -> &'static str {
     "[This tool result was cleared to save context.]"
@@ -228,6 +238,7 @@ fn builtin_params(name: &str) -> Vec<ParamSpec> {
 pub fn params_of(config: &TaskConfig, catalog: &McpCatalog, name: &str) -> Vec<ParamSpec> {
     match name {
         ATTEMPT_COMPLETION | ASK_FOLLOWUP_QUESTION => builtin_params(name),
+        super::context_texts::SUMMARIZE_TASK => super::context_texts::summarize_params(),
         name if catalog.handles(name) => builtin_params(name),
         _ => config.tool(name).map(|t| t.parameters.clone()).unwrap_or_default(),
     }

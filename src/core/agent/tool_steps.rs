@@ -7,6 +7,7 @@
 //! resumes the job where it stopped.
 
 use super::config::{ASK_FOLLOWUP_QUESTION, ATTEMPT_COMPLETION};
+use super::context_texts::SUMMARIZE_TASK;
 use super::effect::{codes, Effect, HookKind, HookResult, Outcome, ToolOutput};
 use super::message::{AskAnswer, AskKind, AskResponse, MessageKind, SayKind};
 use super::round_loop::hook_context;
@@ -24,8 +25,14 @@ const IDENTICAL_LIMIT: u32 = 5;
 impl Ctx {
     /// Starts the job of a complete tool block.
     pub(crate) fn start_tool(&mut self, round: &mut Round, job: ToolJob) {
+        if let Some(blocks) = self.summary_gate(&job) {
+            self.finish_block_message(round);
+            self.push_result(round, &job, blocks);
+            return;
+        }
         let known = job.name == ATTEMPT_COMPLETION
             || job.name == ASK_FOLLOWUP_QUESTION
+            || job.name == SUMMARIZE_TASK
             || self.config.tool(&job.name).is_some()
             || self.catalog.handles(&job.name);
         if !known {
@@ -75,6 +82,7 @@ impl Ctx {
                     self.ask_completion(round, job);
                 }
             }
+            SUMMARIZE_TASK => self.summarize_call(round, job),
             ASK_FOLLOWUP_QUESTION if self.config.yolo => {
                 self.finish_block_message(round);
                 self.say(SayKind::Info, get(&job, "question").to_owned());
@@ -183,7 +191,7 @@ impl Ctx {
         }
     }
 
-    fn finish_tool(&mut self, round: &mut Round, job: &ToolJob, blocks: Vec<ContentBlock>) {
+    pub(crate) fn finish_tool(&mut self, round: &mut Round, job: &ToolJob, blocks: Vec<ContentBlock>) {
         self.push_result(round, job, blocks);
         self.count_identical(round, job);
         self.complete_block(round);
@@ -226,6 +234,9 @@ impl Ctx {
     /// The answer to an ask of the presenter; returns the outcome when it ends the task.
     pub(crate) fn answer(&mut self, round: &mut Round, ts: u64, answer: AskAnswer) -> Option<Outcome> {
         match std::mem::take(&mut round.wait) {
+            Wait::Approval { ask_ts, job } if ask_ts == ts && job.name == SUMMARIZE_TASK => {
+                self.condense_answered(round, job, answer.response == AskResponse::Yes, &answer.text);
+            }
             Wait::Approval { ask_ts, job } if ask_ts == ts => {
                 self.push_feedback(round, &answer);
                 if answer.response == AskResponse::Yes {
@@ -308,6 +319,10 @@ impl Ctx {
         match &round.wait {
             Wait::Approval { ask_ts, .. } | Wait::Followup { ask_ts, .. } | Wait::CompletionAnswer { ask_ts, .. } => {
                 self.emit_message(*ask_ts);
+            }
+            Wait::Tool { id, job, .. } if job.name == SUMMARIZE_TASK => {
+                let paths = super::context_texts::required_files(get(job, "context"));
+                self.effects.push_back(Effect::ReadRequiredFiles { id: *id, paths });
             }
             Wait::Tool { id, job, .. } => {
                 self.effects.push_back(Effect::RunTool { id: *id, name: job.name.clone(), params: job.params.clone() });

@@ -118,6 +118,9 @@ pub struct ContextConfig {
     pub native_supported: bool,
     /// The model may summarize (a "next-gen" model, or `summarize.models: "all"`).
     pub summarize_eligible: bool,
+    /// The model refuses reasoning from before a compaction (its documentation says it is
+    /// not carried): with `dropCompacted: false`, none is sent.
+    pub refuses_old_thinking: bool,
 }
 
 impl Default for ContextConfig {
@@ -131,6 +134,7 @@ impl Default for ContextConfig {
             native: NativeConfig::default(),
             native_supported: false,
             summarize_eligible: false,
+            refuses_old_thinking: false,
         }
     }
 }
@@ -234,6 +238,9 @@ impl ContextConfig {
             native,
             native_supported: false,
             summarize_eligible: all_models || super::context_texts::is_next_gen(model_id),
+            refuses_old_thinking: ["fable-5-1", "fable-5.1", "mythos-5-1", "mythos-5.1"]
+                .iter()
+                .any(|name| model_id.contains(name)),
         };
         config.native_supported = match format {
             Format::OpenAiResponses => true,

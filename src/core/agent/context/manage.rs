@@ -7,8 +7,9 @@ use super::super::message::SayKind;
 use super::super::round_state::Round;
 use super::super::task::Ctx;
 use super::super::texts;
-use super::{edit_pass, next_truncation, view, Keep, Strategy, ViewPlan};
-use crate::core::conversation::Message;
+use super::context_texts;
+use super::{edit_pass, next_truncation_after, view, Keep, Strategy, ViewPlan};
+use crate::core::conversation::{ContentBlock, Message, Role};
 use crate::core::json::Json;
 use crate::core::request::{KeepThinking, NativeContext, ServerEdits};
 use crate::core::stream::Format;
@@ -45,26 +46,42 @@ impl Ctx {
     /// task when the loop breaker trips.
     pub(crate) fn check_context(&mut self) -> Option<Outcome> {
         self.context.compacted = false;
+        // NOTE: a summarize round that gave no summary is over (it counted as a compaction).
+        self.context.summarizing = false;
+        self.context.manual = false;
+        if let Some(instructions) = self.context.condense.take() {
+            let focus = Some(instructions.as_str()).filter(|i| !i.is_empty());
+            let figure = self.context.figure.take();
+            self.start_summary(figure, true, focus);
+            return None;
+        }
         let limit = self.context_limit();
-        let figure = self.context.figure.filter(|figure| *figure >= limit)?;
-        let strategy = self.strategy();
-        let edit_configured = self.config.context.edit.is_some();
-        if strategy == Strategy::Native && !self.config.context.native.endpoint && !edit_configured {
-            // The provider compacts inline; the figure feeds only the loop breaker.
+        let unmeasured = std::mem::take(&mut self.context.unmeasured);
+        let over = self.context.figure.filter(|figure| *figure >= limit);
+        if over.is_none() && !unmeasured {
             return None;
         }
         if let Some(outcome) = self.breaker(limit) {
             return Some(outcome);
         }
+        let figure = over?;
+        let strategy = self.strategy();
+        let native = &self.config.context.native;
+        let server_edits = strategy == Strategy::Native && native.server_edits;
+        let edit_configured = self.config.context.edit.is_some() && !server_edits;
+        if strategy == Strategy::Native && !native.endpoint && !edit_configured {
+            // The provider compacts inline; the figure feeds only the loop breaker.
+            return None;
+        }
         self.context.figure = None;
         let mut left = figure;
-        if let Some(edit) = &self.config.context.edit {
+        if let Some(edit) = self.config.context.edit.as_ref().filter(|_| edit_configured) {
             let from = self.context.range.map_or(1, |range| range.end + 1);
             let (state, saved) = edit_pass(&self.history, from, &self.context.edits, edit, self.config.format);
             if saved > 0 {
                 self.context.edits = state;
                 left = figure.saturating_sub(saved);
-                self.compacted();
+                self.count_compaction();
                 self.say_compaction(&Compaction {
                     kind: "edit",
                     failed: false,
@@ -74,6 +91,14 @@ impl Ctx {
                     reason: None,
                 });
             }
+        }
+        if strategy == Strategy::Summarize {
+            // NOTE: skipped, the request going as it is, when too little is left to summarize.
+            let from = self.context.range.map_or(2, |range| range.end + 1);
+            if self.history.len().saturating_sub(from) > 2 {
+                self.start_summary(Some(figure), false, None);
+            }
+            return None;
         }
         let truncates = match strategy {
             Strategy::Truncate => true,
@@ -85,6 +110,57 @@ impl Ctx {
             self.truncate(keep, Some(figure));
         }
         None
+    }
+
+    /// A reply that held a provider compaction has ended (§6.2, §6.3): its say, counted for
+    /// the loop breaker; a failed one (no content) is no boundary. Returns whether the
+    /// response paused after the compaction.
+    pub(crate) fn provider_compacted(&mut self, round: &Round) -> bool {
+        let blocks = self.history.last().map(|m| m.content.blocks()).unwrap_or_default();
+        let Some(ContentBlock::Compaction { content, .. }) =
+            blocks.iter().rev().find(|b| matches!(b, ContentBlock::Compaction { .. }))
+        else {
+            return false;
+        };
+        let usage = &round.usage;
+        let anthropic = self.config.format == Format::Anthropic;
+        let input = usage.input_tokens + usage.cache_write_tokens.unwrap_or(0) + usage.cache_read_tokens.unwrap_or(0);
+        let failed = anthropic && content.is_none();
+        self.context.consecutive += 1;
+        self.context.unmeasured = self.context.figure.is_none();
+        let paused = round.stop_reason.as_deref() == Some("compaction");
+        if anthropic && !failed && !paused {
+            self.context.reminder = true;
+        }
+        let content = content.clone();
+        self.say_compaction(&Compaction {
+            kind: "native",
+            failed,
+            before: if anthropic { usage.compaction_tokens.or(Some(input)) } else { Some(input) },
+            after: if anthropic { usage.context_tokens } else { None },
+            summary: content.as_deref(),
+            reason: failed.then_some("the provider returned no summary"),
+        });
+        paused && !failed
+    }
+
+    /// `auto` switches to its fallback for the rest of the task when the provider refused its
+    /// native request (§7): reported once; the request goes again at once without the native
+    /// fields. `false` under any other strategy (an explicit `native` fails as it is).
+    pub(crate) fn fall_back_from_native(&mut self, message: &str) -> bool {
+        if self.config.context.strategy != Strategy::Auto || self.strategy() != Strategy::Native {
+            return false;
+        }
+        self.context.fell_back = true;
+        self.say_compaction(&Compaction {
+            kind: "native",
+            failed: true,
+            before: None,
+            after: None,
+            summary: None,
+            reason: Some(message),
+        });
+        true
     }
 
     /// Ends the task when `maxConsecutiveCompactions` compactions in a row left the context
@@ -101,8 +177,8 @@ impl Ctx {
         Some(Outcome::failed(codes::CONTEXT_WINDOW_EXCEEDED, message))
     }
 
-    /// Counts a compaction for the request being made.
-    fn compacted(&mut self) {
+    /// Counts a compaction for the request being made (§8).
+    pub(crate) fn count_compaction(&mut self) {
         if !self.context.compacted {
             self.context.compacted = true;
             self.context.consecutive += 1;
@@ -111,12 +187,12 @@ impl Ctx {
 
     /// Truncates `keep` more of the history (§3.2); returns whether anything more was removed.
     pub(crate) fn truncate(&mut self, keep: Keep, before: Option<u64>) -> bool {
-        let range = next_truncation(&self.history, self.context.range, keep);
+        let range = next_truncation_after(&self.history, self.truncation_head(), self.context.range, keep);
         if range == self.context.range {
             return false;
         }
         self.context.range = range;
-        self.compacted();
+        self.count_compaction();
         self.say_compaction(&Compaction {
             kind: "truncate",
             failed: false,
@@ -189,6 +265,27 @@ impl Ctx {
         self.say(SayKind::Compaction, text.to_string());
     }
 
+    /// The reminder of the task that opens the user message after a provider compaction
+    /// (§6.2): message 0's first text.
+    pub(crate) fn task_reminder(&self) -> String {
+        let task = self.history.first().map(|m| m.content.blocks()).unwrap_or_default();
+        let text = task.iter().find_map(|b| match b {
+            ContentBlock::Text { text, .. } => Some(text.as_str()),
+            _ => None,
+        });
+        context_texts::task_reminder(text.unwrap_or_default())
+    }
+
+    /// The user message after a paused compaction (§6.2): the task reminder, then the content
+    /// the compacted request sent, results as text (their calls are inside the compaction).
+    pub(crate) fn reinsertion(&self) -> Vec<ContentBlock> {
+        let before = self.history.len().checked_sub(2).and_then(|at| self.history.get(at));
+        let sent = before.filter(|m| m.role == Role::User).map(|m| m.content.blocks()).unwrap_or_default();
+        let mut content = vec![ContentBlock::text(self.task_reminder())];
+        content.extend(view::results_as_text(sent));
+        content
+    }
+
     /// The native context management the next request asks of its provider (§6), when the
     /// strategy in force is native.
     pub(crate) fn native_context(&self) -> Option<NativeContext> {
@@ -223,13 +320,34 @@ impl Ctx {
         let edit = self.config.context.edit.as_ref();
         let placeholder = edit.and_then(|e| e.placeholder.as_deref()).unwrap_or(texts::tool_result_cleared());
         let edits = edit.map(|e| (&self.context.edits, placeholder, e.clear_tool_inputs));
+        let carrier = self.carrier();
+        let native = &self.config.context.native;
         let plan = ViewPlan {
             range: self.context.range,
             task_replaced: self.context.task_replaced,
             edits: edits.filter(|(state, ..)| !state.cleared.is_empty() || state.thinking_before > 0),
-            from: None,
-            thinking_before: None,
+            from: carrier.filter(|_| native.drop_compacted),
+            thinking_before: carrier.filter(|_| !native.drop_compacted && self.config.context.refuses_old_thinking),
         };
         view(&self.history, &plan)
     }
+
+    /// The newest carrier whose compaction is a boundary: an Anthropic block with content, or
+    /// an OpenAI item with its encrypted state (§6.2, §6.3; a failed compaction is none).
+    pub(crate) fn carrier(&self) -> Option<usize> {
+        self.history.iter().rposition(|m| {
+            m.role == Role::Assistant
+                && m.content.blocks().iter().any(|b| match b {
+                    ContentBlock::Compaction { provider: Format::Anthropic, content, .. } => content.is_some(),
+                    ContentBlock::Compaction { encrypted_content, .. } => encrypted_content.is_some(),
+                    _ => false,
+                })
+        })
+    }
+
+    /// Where truncation's range starts from: the view's head (§6.3).
+    pub(crate) fn truncation_head(&self) -> usize {
+        self.carrier().filter(|_| self.config.context.native.drop_compacted).unwrap_or(0)
+    }
+
 }

@@ -13,11 +13,12 @@ mod config;
 mod edit;
 mod manage;
 mod ranges;
+mod summary;
 mod view;
 
 pub use config::{ContextConfig, EditConfig, NativeConfig, Strategy, SummarizeConfig};
 pub use edit::{edit_pass, EditState};
-pub use ranges::{next_truncation, DeletedRange, Keep};
+pub use ranges::{next_truncation, next_truncation_after, DeletedRange, Keep};
 pub use view::{view, ViewPlan};
 
 use super::context_texts;
@@ -58,6 +59,16 @@ pub struct ContextState {
     pub reminder: bool,
     /// The request being made was compacted for (its `api_req_started` says so).
     pub compacted: bool,
+    /// The summarize round is a manual condense (asks before it applies; not counted).
+    pub manual: bool,
+    /// The figure that triggered the summarize round, for its say.
+    pub summary_before: Option<u64>,
+    /// A manual condense was asked for: the next round is a summarize round with these
+    /// instructions (empty: none).
+    pub condense: Option<String>,
+    /// The previous response held a provider compaction that left no figure (§8: the next
+    /// request counts as needing one).
+    pub unmeasured: bool,
 }
 
 #[cfg(test)]

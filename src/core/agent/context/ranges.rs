@@ -33,7 +33,21 @@ pub struct DeletedRange {
 /// assistant message, so that whole turns go. Ranges are cumulative: the result starts at 2.
 /// `current` again when nothing more can be removed.
 pub fn next_truncation(history: &[Message], current: Option<DeletedRange>, keep: Keep) -> Option<DeletedRange> {
-    let start = current.map_or(2, |range| range.end + 1);
+    next_truncation_after(history, 0, current, keep)
+}
+
+/// [`next_truncation`] in a view that starts at history message `head` (a compaction's
+/// carrier, CONTEXT §6.3): the carrier's turn (`head` and `head + 1`) is kept, and the range
+/// starts at `head + 2`. A `current` range of another head is not continued.
+pub fn next_truncation_after(
+    history: &[Message],
+    head: usize,
+    current: Option<DeletedRange>,
+    keep: Keep,
+) -> Option<DeletedRange> {
+    let first = head + 2;
+    let current = current.filter(|range| range.start == first);
+    let start = current.map_or(first, |range| range.end + 1);
     let rest = history.len().saturating_sub(start);
     let removed = match keep {
         Keep::None => rest,
@@ -51,7 +65,7 @@ pub fn next_truncation(history: &[Message], current: Option<DeletedRange>, keep:
         }
         end -= 1;
     }
-    Some(DeletedRange { start: 2, end })
+    Some(DeletedRange { start: first, end })
 }
 
 #[cfg(test)]

@@ -52,7 +52,7 @@ fn result_text(content: &Content) -> String {
 }
 
 /// Every result block of `blocks` as a text block (R2).
-fn results_as_text(blocks: Vec<ContentBlock>) -> Vec<ContentBlock> {
+pub(crate) fn results_as_text(blocks: Vec<ContentBlock>) -> Vec<ContentBlock> {
     blocks
         .into_iter()
         .map(|b| match b {
@@ -68,9 +68,10 @@ pub fn view(history: &[Message], plan: &ViewPlan<'_>) -> (Vec<Message>, Vec<Opti
     let mut out: Vec<Message> = Vec::with_capacity(history.len());
     let mut sources: Vec<Option<usize>> = Vec::with_capacity(history.len());
     let from = plan.from.unwrap_or(0);
-    // NOTE: a range lies before any carrier, which the view starts after.
-    let range = if from == 0 { plan.range } else { None };
-    let first_reply_is_user = history.get(1).is_some_and(|m| m.role == Role::User);
+    // NOTE: a range belongs to the view's head (the task, or a carrier): one made before the
+    // newest carrier lies before the view.
+    let range = plan.range.filter(|range| range.start == from + 2);
+    let first_reply_is_user = history.get(from + 1).is_some_and(|m| m.role == Role::User);
     for (i, message) in history.iter().enumerate().skip(from) {
         if range.is_some_and(|r| (r.start..=r.end).contains(&i)) {
             continue;
@@ -84,7 +85,7 @@ pub fn view(history: &[Message], plan: &ViewPlan<'_>) -> (Vec<Message>, Vec<Opti
             changed = Some(Message { role: message.role, content: Content::Blocks(content) });
         }
         if let Some(range) = range {
-            if i == 1 && message.role == Role::Assistant {
+            if i == from + 1 && message.role == Role::Assistant {
                 let notice = vec![ContentBlock::text(texts::history_truncated().to_owned())];
                 changed = Some(Message { role: Role::Assistant, content: Content::Blocks(notice) });
             } else if i == range.end + 1 {

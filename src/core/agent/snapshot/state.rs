@@ -272,6 +272,10 @@ fn context(v: &mut dyn Visit, c: &mut ContextState) {
     v.flag("summarizing", &mut c.summarizing);
     v.flag("taskReplaced", &mut c.task_replaced);
     v.flag("reminder", &mut c.reminder);
+    v.flag("manual", &mut c.manual);
+    v.optional("summaryBefore", &mut c.summary_before);
+    v.optional_text("condense", &mut c.condense);
+    v.flag("unmeasured", &mut c.unmeasured);
     v.strings("cleared", &mut c.edits.cleared);
     index(v, "thinkingBefore", &mut c.edits.thinking_before);
     v.end();
