@@ -26,6 +26,12 @@ use clew::stream::{Format, StreamDecoder};
 
 /// Runs a task whose n-th request is answered with `replies[n]` (pieces pushed one by one).
 fn run_task(config: &TaskConfig, replies: &[Vec<Vec<u8>>]) -> usize {
+    run_task_with(config, replies, "file contents: ok", None)
+}
+
+/// [`run_task`] with each tool answering `result`, and each request's body built for `body`
+/// (what a driver sends: the view and its JSON).
+fn run_task_with(config: &TaskConfig, replies: &[Vec<Vec<u8>>], result: &str, body: Option<Format>) -> usize {
     let mut task = Task::new(config.clone()).unwrap();
     let mut now = 0u64;
     task.start(now, "benchmark task", Vec::new());
@@ -39,7 +45,10 @@ fn run_task(config: &TaskConfig, replies: &[Vec<Vec<u8>>]) -> usize {
         let Some(effect) = queue.pop_front() else { break };
         now += 1;
         match effect {
-            Effect::OpenStream { stream, .. } => {
+            Effect::OpenStream { stream, request, .. } => {
+                if let Some(format) = body {
+                    black_box(clew::request::build_request(format, &request));
+                }
                 let reply = &replies[requests.min(replies.len() - 1)];
                 requests += 1;
                 for piece in reply {
@@ -57,7 +66,7 @@ fn run_task(config: &TaskConfig, replies: &[Vec<Vec<u8>>]) -> usize {
             Effect::Ask(message) if !message.is_partial() => {
                 task.handle_ask_answer(now, message.ts, AskAnswer::button(AskResponse::Yes));
             }
-            Effect::RunTool { id, .. } => task.handle_tool_done(now, id, ToolOutput::text("file contents: ok")),
+            Effect::RunTool { id, .. } => task.handle_tool_done(now, id, ToolOutput::text(result)),
             Effect::Finished(_) => break,
             _ => {}
         }
@@ -84,6 +93,30 @@ fn scripted_rounds(rounds: usize) -> Vec<Vec<Vec<u8>>> {
             }
             let chars: Vec<char> = text.chars().collect();
             chars.chunks(20).map(|c| chunk_line(&c.iter().collect::<String>())).collect()
+        })
+        .collect()
+}
+
+/// `rounds` rounds of native tool calls in chunk lines: some text, one `read_file` call, and
+/// usage whose input grows by 1,000 tokens a round and falls back every 38 rounds (so that a
+/// 64k window's limit of 37k is crossed twice every 38 rounds and the context management acts).
+fn native_rounds(rounds: usize) -> Vec<Vec<Vec<u8>>> {
+    let prose = "The agent reads the next file to find where the setting is read. ".repeat(3);
+    (0..rounds)
+        .map(|round| {
+            let call = if round + 1 == rounds {
+                serde_json::json!({"call_id":"done","function":{"id":"done","name":"attempt_completion","arguments":"{\"result\":\"done\"}"}})
+            } else {
+                let args = format!("{{\"path\":\"src/file{round}.rs\"}}");
+                serde_json::json!({"call_id":format!("c{round}"),"function":{"id":format!("c{round}"),"name":"read_file","arguments":args}})
+            };
+            let usage = serde_json::json!({"type":"usage","inputTokens":1_000 * (round % 38 + 1) as u64,"outputTokens":100});
+            let line = |v: serde_json::Value| {
+                let mut line = v.to_string().into_bytes();
+                line.push(b'\n');
+                line
+            };
+            vec![chunk_line(&prose), line(serde_json::json!({"type":"tool_calls","tool_call":call})), line(usage)]
         })
         .collect()
 }
@@ -154,6 +187,51 @@ fn main() {
         per_chunk(task.saturating_sub(base)),
     );
 
+    {
+        // The edit strategy's cost: the same 200-round task (native calls, a 2 KB result each,
+        // every request's body built) in a window it never fills (no context management
+        // acts), with the default strategy (truncation) and with `edit`.
+        let rounds = native_rounds(200);
+        let result = "fn main() { println!(\"a line of the file\"); }\n".repeat(40);
+        let base = TaskConfig {
+            tool_calling: clew::agent::ToolCalling::Native,
+            info: clew::stream::model::ModelInfo { context_window: Some(64_000), ..Default::default() },
+            ..config.clone()
+        };
+        let mut edit = base.clone();
+        edit.context.strategy = clew::agent::Strategy::Edit;
+        edit.context.edit = Some(clew::agent::EditConfig::default());
+        let mut roomy = base.clone();
+        roomy.info.context_window = Some(10_000_000);
+        let mut best = [Duration::MAX; 3];
+        let (mut against_none, mut against_truncate) = (Vec::new(), Vec::new());
+        for _ in 0..11 {
+            let mut times = [Duration::ZERO; 3];
+            for (i, config) in [&roomy, &base, &edit].into_iter().enumerate() {
+                times[i] = min_time(1, || {
+                    black_box(run_task_with(config, &rounds, &result, Some(Format::Anthropic)));
+                });
+                best[i] = best[i].min(times[i]);
+            }
+            against_none.push(times[2].as_secs_f64() / times[0].as_secs_f64());
+            against_truncate.push(times[2].as_secs_f64() / times[1].as_secs_f64());
+        }
+        let median = |mut v: Vec<f64>| {
+            v.sort_by(f64::total_cmp);
+            v[v.len() / 2]
+        };
+        EDIT_ROW.with(|row| {
+            *row.borrow_mut() = format!(
+                "| 200 rounds, native calls, 2 KB results, bodies built (Anthropic) | {} | {} | {} | {:.2}x | {:.2}x |",
+                ms(best[0] / 200),
+                ms(best[1] / 200),
+                ms(best[2] / 200),
+                median(against_none),
+                median(against_truncate),
+            )
+        });
+    }
+
     for (name, format) in [("sse-anthropic-5000", Format::Anthropic), ("sse-openai-5000", Format::OpenAi)] {
         let body = std::fs::read_to_string(format!("{root}/benches/fixtures/{name}.txt")).unwrap();
         let events: Vec<Vec<u8>> = body.split_inclusive("\n\n").map(|e| e.as_bytes().to_vec()).collect();
@@ -177,4 +255,14 @@ fn main() {
             per(task.saturating_sub(base)),
         );
     }
+
+    println!();
+    println!("| per round (median of 11 interleaved pairs) | no context management acts | default (truncate) | \"edit\" | edit / none | edit / truncate |");
+    println!("|---|---|---|---|---|---|");
+    EDIT_ROW.with(|row| println!("{}", row.borrow()));
+}
+
+thread_local! {
+    /// The edit row, printed as a table of its own after the loop's.
+    static EDIT_ROW: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
 }

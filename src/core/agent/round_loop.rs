@@ -64,6 +64,7 @@ impl Task {
             self.ctx.record_reply(round, None);
         }
         self.ctx.finish_api_req(round, None);
+        self.ctx.server_edited(round);
         if round.compaction {
             round.paused = self.ctx.provider_compacted(round);
         }
@@ -90,6 +91,9 @@ impl Task {
         round.reset_stream();
         match self.ctx.next_try(&failure, Some(&mut round.context_retry_used)) {
             NextTry::Truncated => {
+                if self.ctx.context.compacted {
+                    self.ctx.mark_api_req(round.api_req_ts, "contextTruncated");
+                }
                 let mut taken = std::mem::take(round);
                 self.open_stream(&mut taken);
                 self.put_round(taken);

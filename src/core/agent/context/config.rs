@@ -218,7 +218,12 @@ impl ContextConfig {
         let defaults = NativeConfig::default();
         let endpoint = match string(native, &native_at, "openai")?.as_deref() {
             None | Some("inline") => false,
-            Some("endpoint") => true,
+            Some("endpoint") => {
+                return Err(format!(
+                    "{native_at}.openai \"endpoint\" (compaction through /responses/compact) is not supported by this \
+                     version of clew; use \"inline\""
+                ))
+            }
             Some(_) => return Err(format!("{native_at}.openai must be \"inline\" or \"endpoint\"")),
         };
         let native = NativeConfig {

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::config::EditConfig;
 use crate::core::conversation::{Content, ContentBlock, Message, Role};
+use crate::core::hash::StrMap;
 use crate::core::stream::Format;
 
 /// What the edit passes cleared so far.
@@ -113,20 +114,31 @@ pub fn edit_pass(
     (next, saved)
 }
 
-/// `message` (at history index `at`) as requests send it under `state`: cleared results hold
-/// `placeholder`, their calls `{}` with `clear_inputs`, and reasoning before the state's
-/// index is left out. `None` when nothing changes.
+/// The cleared call ids of `state` as a set, for [`edited`] (built once per request).
+pub(super) fn cleared_set(state: &EditState) -> StrMap {
+    let mut set = StrMap::default();
+    for (at, id) in state.cleared.iter().enumerate() {
+        set.insert(id.as_bytes(), at);
+    }
+    set
+}
+
+/// `message` (at history index `at`) as requests send it under `state` (`cleared` its set):
+/// cleared results hold `placeholder`, their calls `{}` with `clear_inputs`, and reasoning
+/// before the state's index is left out. `None` when nothing changes.
 pub(super) fn edited(
     message: &Message,
     at: usize,
     state: &EditState,
+    cleared: &StrMap,
     placeholder: &str,
     clear_inputs: bool,
 ) -> Option<Message> {
     let drop_thinking = message.role == Role::Assistant && at < state.thinking_before;
+    let is_cleared = |id: &str| cleared.contains_key(id.as_bytes());
     let touched = blocks(message).iter().any(|b| match b {
-        ContentBlock::ToolResult { tool_use_id, .. } => state.is_cleared(tool_use_id),
-        ContentBlock::ToolUse { id, .. } => clear_inputs && state.is_cleared(id),
+        ContentBlock::ToolResult { tool_use_id, .. } => is_cleared(tool_use_id),
+        ContentBlock::ToolUse { id, .. } => clear_inputs && is_cleared(id),
         ContentBlock::Thinking { .. } | ContentBlock::RedactedThinking { .. } => drop_thinking,
         _ => false,
     });
@@ -136,14 +148,14 @@ pub(super) fn edited(
     let mut out = Vec::with_capacity(blocks(message).len());
     for block in blocks(message) {
         match block {
-            ContentBlock::ToolResult { tool_use_id, is_error, .. } if state.is_cleared(tool_use_id) => {
+            ContentBlock::ToolResult { tool_use_id, is_error, .. } if is_cleared(tool_use_id) => {
                 out.push(ContentBlock::ToolResult {
                     tool_use_id: tool_use_id.clone(),
                     content: Content::Text(placeholder.to_owned()),
                     is_error: *is_error,
                 });
             }
-            ContentBlock::ToolUse { id, name, signature, .. } if clear_inputs && state.is_cleared(id) => {
+            ContentBlock::ToolUse { id, name, signature, .. } if clear_inputs && is_cleared(id) => {
                 out.push(ContentBlock::ToolUse {
                     id: id.clone(),
                     name: name.clone(),

@@ -243,6 +243,27 @@ impl Ctx {
         }
     }
 
+    /// Sets `key: true` on the `api_req_started` message `ts` (a reactive truncation's retry
+    /// reuses its request's message, §9.2).
+    pub(crate) fn mark_api_req(&mut self, ts: u64, key: &str) {
+        let Some(message) = self.transcript.get_mut(ts) else { return };
+        let mut info = Json::parse(&message.text).ok().filter(Json::is_object).unwrap_or_else(Json::object);
+        info.set(key, true);
+        message.text = info.to_string();
+    }
+
+    /// The server cleared context (Anthropic context editing, §6.2 "Server-side edit"): one
+    /// `edit` say when its `applied_edits` list anything.
+    pub(crate) fn server_edited(&mut self, round: &Round) {
+        let Some(edits) = round.usage.applied_edits.as_ref().and_then(Json::as_array) else { return };
+        if edits.is_empty() {
+            return;
+        }
+        let cleared: u64 = edits.iter().filter_map(|e| e.get("cleared_input_tokens").and_then(Json::as_u64)).sum();
+        let before = self.context.figure.map(|figure| figure.saturating_add(cleared));
+        self.say_compaction(&Compaction { kind: "edit", failed: false, before, after: None, summary: None, reason: None });
+    }
+
     /// Emits the compaction say (§9.1): `{id, kind, provider?, status, tokensBefore,
     /// tokensAfter?, summary?, reason?}`.
     pub(crate) fn say_compaction(&mut self, c: &Compaction<'_>) {

@@ -71,6 +71,7 @@ pub fn view(history: &[Message], plan: &ViewPlan<'_>) -> (Vec<Message>, Vec<Opti
     // NOTE: a range belongs to the view's head (the task, or a carrier): one made before the
     // newest carrier lies before the view.
     let range = plan.range.filter(|range| range.start == from + 2);
+    let cleared = plan.edits.map(|(state, ..)| edit::cleared_set(state)).unwrap_or_default();
     let first_reply_is_user = history.get(from + 1).is_some_and(|m| m.role == Role::User);
     for (i, message) in history.iter().enumerate().skip(from) {
         if range.is_some_and(|r| (r.start..=r.end).contains(&i)) {
@@ -101,7 +102,7 @@ pub fn view(history: &[Message], plan: &ViewPlan<'_>) -> (Vec<Message>, Vec<Opti
         }
         if let Some((state, placeholder, clear_inputs)) = plan.edits {
             let base = changed.as_ref().unwrap_or(message);
-            if let Some(edited) = edit::edited(base, i, state, placeholder, clear_inputs) {
+            if let Some(edited) = edit::edited(base, i, state, &cleared, placeholder, clear_inputs) {
                 changed = Some(edited);
             }
         }
