@@ -65,6 +65,7 @@ enum Event {
     Checkpoint(u64),
     Hook(u64, HookResult),
     Mcp(u64, String),
+    Files(u64, Vec<(String, String)>),
 }
 
 /// The test driver.
@@ -99,6 +100,10 @@ pub struct Harness {
     pub later_listings: VecDeque<String>,
     /// A persist whose reason is this fails, as the host reports it: `task.fail(…)`.
     pub failing_persist: Option<&'static str>,
+    /// Reads the files a summary names (`None`: the read never answers).
+    pub files: Box<dyn FnMut(&[String]) -> Option<Vec<(String, String)>>>,
+    /// The paths each `ReadRequiredFiles` asked for.
+    pub file_reads: Vec<Vec<String>>,
 }
 
 /// A `pause` that stops at the task's `stop_at`-th waiting point with no stream open (a
@@ -149,6 +154,10 @@ impl Harness {
             mcp_catalog: None,
             later_listings: Default::default(),
             failing_persist: None,
+            files: Box::new(|paths: &[String]| {
+                Some(paths.iter().map(|p| (p.clone(), format!("contents of {p}"))).collect())
+            }),
+            file_reads: Vec::new(),
         }
     }
 
@@ -225,6 +234,7 @@ impl Harness {
             Event::Checkpoint(id) => E::CheckpointSaved { id: *id, ok: true },
             Event::Hook(id, result) => E::HookDone { id: *id, result: result.clone() },
             Event::Mcp(id, catalog) => E::McpServersListed { id: *id, catalog },
+            Event::Files(id, files) => E::RequiredFilesRead { id: *id, files: files.clone() },
         };
         self.task.handle(now, event);
     }
@@ -282,6 +292,12 @@ impl Harness {
                     let catalog = self.mcp_catalog.take().or_else(|| self.later_listings.pop_front());
                     let catalog = catalog.unwrap_or_default();
                     self.queue.push_back(Event::Mcp(id, catalog));
+                }
+                Effect::ReadRequiredFiles { id, paths } => {
+                    self.file_reads.push(paths.clone());
+                    if let Some(files) = (self.files)(&paths) {
+                        self.queue.push_back(Event::Files(id, files));
+                    }
                 }
                 Effect::WakeAt(at) => self.wake = at,
                 Effect::Persist { reason, .. } if Some(reason.as_str()) == self.failing_persist => {

@@ -13,6 +13,9 @@
 mod harness;
 
 mod abort;
+mod context;
+mod context_summary;
+mod context_turns;
 mod from_history;
 mod loop_rounds;
 mod mcp;

@@ -16,6 +16,17 @@ use crate::core::json::Json;
 use crate::core::request::ModelRequest;
 use crate::core::stream::Usage;
 
+/// Takes `part`'s counts back out of `total`.
+fn take_back(total: &mut Usage, part: &Usage) {
+    let less = |a: Option<u64>, b: Option<u64>| a.map(|a| a.saturating_sub(b.unwrap_or(0)));
+    total.input_tokens = total.input_tokens.saturating_sub(part.input_tokens);
+    total.output_tokens = total.output_tokens.saturating_sub(part.output_tokens);
+    total.cache_write_tokens = less(total.cache_write_tokens, part.cache_write_tokens);
+    total.cache_read_tokens = less(total.cache_read_tokens, part.cache_read_tokens);
+    total.reasoning_tokens = less(total.reasoning_tokens, part.reasoning_tokens);
+    total.total_cost = total.total_cost.map(|c| c - part.total_cost.unwrap_or(0.0));
+}
+
 impl Ctx {
     /// Every input starts here: the clock moves (never back), and the stored snapshot is
     /// no longer current.
@@ -194,17 +205,24 @@ impl Ctx {
     /// Adds a usage chunk to the round and the task.
     pub(crate) fn add_usage(&mut self, round: &mut Round, usage: &Usage) {
         if usage.whole {
-            // The provider's last word replaces what the reply said so far.
-            let said = std::mem::take(&mut round.usage);
+            // The provider's last word replaces what this reply said so far (the round's
+            // earlier attempts still count).
+            let said = std::mem::take(&mut round.attempt);
             self.count_usage(&said, true);
+            take_back(&mut round.usage, &said);
         }
         round.usage_seen = true;
-        round.usage.add(usage);
-        if usage.context_tokens.is_some() {
-            round.usage.context_tokens = usage.context_tokens;
-        }
-        if usage.applied_edits.is_some() {
-            round.usage.applied_edits.clone_from(&usage.applied_edits);
+        for total in [&mut round.usage, &mut round.attempt] {
+            total.add(usage);
+            if usage.context_tokens.is_some() {
+                total.context_tokens = usage.context_tokens;
+            }
+            if usage.compaction_tokens.is_some() {
+                total.compaction_tokens = usage.compaction_tokens;
+            }
+            if usage.applied_edits.is_some() {
+                total.applied_edits.clone_from(&usage.applied_edits);
+            }
         }
         self.count_usage(usage, false);
     }

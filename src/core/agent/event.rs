@@ -71,6 +71,13 @@ pub enum Event<'a> {
         /// The servers' raw listing (JSON text), or empty when nothing changed.
         catalog: &'a str,
     },
+    /// The files a summary named were read (`ReadRequiredFiles`).
+    RequiredFilesRead {
+        /// The read's id.
+        id: u64,
+        /// Each file read: its path and content.
+        files: Vec<(String, String)>,
+    },
     /// A wake-up asked for with `WakeAt`.
     Timer,
     /// Abort the task.
@@ -94,6 +101,7 @@ impl Task {
             Event::ToolDone { id, output } => self.handle_tool_done(now, id, output),
             Event::CheckpointSaved { id, ok } => self.handle_checkpoint_saved(now, id, ok),
             Event::HookDone { id, result } => self.handle_hook_done(now, id, result),
+            Event::RequiredFilesRead { id, files } => self.handle_required_files(now, id, files),
             Event::Timer => self.handle_timeout(now),
             Event::Abort { reason } => self.abort(now, reason),
         }

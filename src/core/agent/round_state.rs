@@ -188,8 +188,11 @@ pub(crate) struct Round {
     /// usage never arrived. (Not in snapshots: it is read when the reply ends, in the same
     /// call that set it.)
     pub(crate) usage_incomplete: bool,
-    /// A usage chunk came (a request without one leaves no context figure).
+    /// A usage chunk came for this attempt (a request without one leaves no context figure).
     pub(crate) usage_seen: bool,
+    /// The usage of this attempt alone (`usage` sums the round's attempts): the context
+    /// figure is its. (Not in snapshots: a restored round's stream is sent again.)
+    pub(crate) attempt: Usage,
     /// The reply holds a provider compaction (a compaction pass, CONTEXT §9.2).
     pub(crate) compaction: bool,
     /// The response paused after its compaction (CONTEXT §6.2): the round goes on with the
@@ -229,6 +232,7 @@ impl Default for Round {
             last_partial: None,
             usage_incomplete: false,
             usage_seen: false,
+            attempt: Usage::default(),
             compaction: false,
             paused: false,
         }
@@ -257,6 +261,8 @@ impl Round {
         self.reasoning_ts = None;
         self.paced = None;
         self.decoder = None;
+        self.usage_seen = false;
+        self.attempt = Usage::default();
     }
 
     /// Appends the parser's new blocks to the presentation order.
@@ -327,6 +333,7 @@ impl Round {
             self.natives.push(&piece);
         }
         self.usage_seen = self.usage != Usage::default();
+        self.attempt = self.usage.clone();
         self.compaction =
             self.parts.iter().any(|p| matches!(p, Part::Block { block: ContentBlock::Compaction { .. }, .. }));
     }

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::core::json::fields::{count, flag, list, object_member, string};
+use crate::core::json::fields::{flag, list, object_member, string};
 use crate::core::json::Json;
 use crate::core::stream::model::ModelInfo;
 use crate::core::stream::Format;
@@ -187,7 +187,7 @@ impl ContextConfig {
                 None => return Err(format!("{at}.strategy must be one of \"{}\"", Strategy::NAMES.join("\", \""))),
             },
         };
-        let positive = |field: &str| match count(value, at, field) {
+        let positive = |field: &str| match whole(value, at, field) {
             Ok(Some(0)) | Err(_) => Err(format!("{at}.{field} must be a positive whole number")),
             other => other,
         };
@@ -196,7 +196,7 @@ impl ContextConfig {
         let edit = match value.get("edit") {
             None | Some(Json::Bool(false)) | Some(Json::Null) => None,
             Some(Json::Bool(true)) => Some(EditConfig::default()),
-            Some(_) => Some(edit_config(value, &format!("{at}.edit"))?),
+            Some(edit) => Some(edit_config(edit, &format!("{at}.edit"))?),
         };
         let edit = if strategy == Strategy::Edit { Some(edit.unwrap_or_default()) } else { edit };
         let summarize_at = format!("{at}.summarize");
@@ -266,6 +266,14 @@ impl ContextConfig {
     }
 }
 
+/// `value[field]` as a whole number, 0 or more (`count` would take 1.5 as 1).
+fn whole(value: &Json, at: &str, field: &str) -> Result<Option<u64>, String> {
+    match value.get(field) {
+        None => Ok(None),
+        Some(n) => n.as_u64().map(Some).ok_or_else(|| format!("{at}.{field} must be a whole number, 0 or more")),
+    }
+}
+
 /// Reads `contextManagement.edit` given as an object.
 fn edit_config(edit: &Json, at: &str) -> Result<EditConfig, String> {
     let edit =
@@ -275,7 +283,7 @@ fn edit_config(edit: &Json, at: &str) -> Result<EditConfig, String> {
         None => defaults.keep_thinking_turns,
         Some(Json::String(all)) if all == "all" => None,
         Some(_) => Some(
-            count(edit, at, "keepThinkingTurns")
+            whole(edit, at, "keepThinkingTurns")
                 .ok()
                 .flatten()
                 .ok_or_else(|| format!("{at}.keepThinkingTurns must be a whole number or \"all\""))?,
@@ -286,11 +294,11 @@ fn edit_config(edit: &Json, at: &str) -> Result<EditConfig, String> {
         exclude_tools.push(name.as_str().ok_or_else(|| format!("{at}.excludeTools must be tool names"))?.to_owned());
     }
     Ok(EditConfig {
-        keep_tool_uses: count(edit, at, "keepToolUses")?.unwrap_or(defaults.keep_tool_uses),
+        keep_tool_uses: whole(edit, at, "keepToolUses")?.unwrap_or(defaults.keep_tool_uses),
         keep_thinking_turns,
         exclude_tools,
         clear_tool_inputs: flag(edit, at, "clearToolInputs")?.unwrap_or(false),
-        clear_at_least: count(edit, at, "clearAtLeast")?.unwrap_or(0),
+        clear_at_least: whole(edit, at, "clearAtLeast")?.unwrap_or(0),
         placeholder: string(edit, at, "placeholder")?,
     })
 }

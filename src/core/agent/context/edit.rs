@@ -13,17 +13,20 @@ use crate::core::stream::Format;
 /// What the edit passes cleared so far.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EditState {
-    /// The calls whose results are cleared, oldest first.
+    /// The results that are cleared, oldest first, each as `"<index of the history message
+    /// holding it>:<call id>"` (call ids alone are not unique: Gemini's made-up ids restart
+    /// at every reply).
     pub cleared: Vec<String>,
     /// Reasoning of the assistant messages before this history index is not sent.
     pub thinking_before: usize,
 }
 
-impl EditState {
-    /// Whether the result of call `id` is cleared.
-    pub fn is_cleared(&self, id: &str) -> bool {
-        self.cleared.iter().any(|c| c == id)
-    }
+/// The key of the result of call `id` in history message `at`.
+pub(super) fn result_key(at: usize, id: &str) -> String {
+    let mut key = at.to_string();
+    key.push(':');
+    key.push_str(id);
+    key
 }
 
 /// The blocks of `message` (none for plain text).
@@ -63,28 +66,30 @@ pub fn edit_pass(
 ) -> (EditState, u64) {
     let mut next = previous.clone();
     let mut saved = 0usize;
-    // Calls from the newest, with their tool's name and their result's size.
-    let mut calls: Vec<(&str, &str)> = Vec::new();
-    let mut sizes: Vec<(&str, usize)> = Vec::new();
-    for message in history.iter().skip(from) {
+    // The calls in order, by the key of their result (in the next message), with their
+    // tool's name; the results by key, with their size.
+    let mut calls: Vec<(String, &str)> = Vec::new();
+    let mut sizes = StrMap::default();
+    for (at, message) in history.iter().enumerate().skip(from) {
         for block in blocks(message) {
             match block {
-                ContentBlock::ToolUse { id, name, .. } => calls.push((id, name)),
+                ContentBlock::ToolUse { id, name, .. } => calls.push((result_key(at + 1, id), name)),
                 ContentBlock::ToolResult { tool_use_id, content, .. } => {
-                    sizes.push((tool_use_id, result_chars(content)))
+                    sizes.insert(result_key(at, tool_use_id).as_bytes(), result_chars(content));
                 }
                 _ => {}
             }
         }
     }
+    let done = cleared_set(previous);
     let keep = usize::try_from(config.keep_tool_uses).unwrap_or(usize::MAX);
     let older = calls.len().saturating_sub(keep);
-    for (id, name) in calls.iter().take(older) {
-        if config.exclude_tools.iter().any(|t| t == name) || next.is_cleared(id) {
+    for (key, name) in calls.into_iter().take(older) {
+        if config.exclude_tools.iter().any(|t| t == name) || done.contains_key(key.as_bytes()) {
             continue;
         }
-        let Some(size) = sizes.iter().find(|(result, _)| result == id).map(|(_, size)| *size) else { continue };
-        next.cleared.push((*id).to_owned());
+        let Some(size) = sizes.get(key.as_bytes()) else { continue };
+        next.cleared.push(key);
         saved += size;
     }
     if let (Some(turns), false) = (config.keep_thinking_turns, format == Format::Gemini) {
@@ -135,7 +140,9 @@ pub(super) fn edited(
     clear_inputs: bool,
 ) -> Option<Message> {
     let drop_thinking = message.role == Role::Assistant && at < state.thinking_before;
-    let is_cleared = |id: &str| cleared.contains_key(id.as_bytes());
+    // A result's key is its own message's; a call's, the next message's (where its result is).
+    let result_at = if message.role == Role::Assistant { at + 1 } else { at };
+    let is_cleared = |id: &str| !cleared.is_empty() && cleared.contains_key(result_key(result_at, id).as_bytes());
     let touched = blocks(message).iter().any(|b| match b {
         ContentBlock::ToolResult { tool_use_id, .. } => is_cleared(tool_use_id),
         ContentBlock::ToolUse { id, .. } => clear_inputs && is_cleared(id),

@@ -106,7 +106,8 @@ impl Ctx {
             _ => false,
         };
         if truncates {
-            let keep = if figure / 2 > limit { Keep::Quarter } else { Keep::Half };
+            // NOTE: the reference compares figure / 2 > limit in floating point.
+            let keep = if figure > limit.saturating_mul(2) { Keep::Quarter } else { Keep::Half };
             self.truncate(keep, Some(figure));
         }
         None
@@ -122,7 +123,7 @@ impl Ctx {
         else {
             return false;
         };
-        let usage = &round.usage;
+        let usage = &round.attempt;
         let anthropic = self.config.format == Format::Anthropic;
         let input = usage.input_tokens + usage.cache_write_tokens.unwrap_or(0) + usage.cache_read_tokens.unwrap_or(0);
         let failed = anthropic && content.is_none();
@@ -227,7 +228,7 @@ impl Ctx {
     /// none without usage or after a provider compaction the usage does not measure; a figure
     /// under the limit ends a run of compactions (§8).
     pub(crate) fn record_figure(&mut self, round: &Round, compaction: bool) {
-        let usage = &round.usage;
+        let usage = &round.attempt;
         let sum = usage.input_tokens
             + usage.output_tokens
             + usage.cache_write_tokens.unwrap_or(0)
@@ -255,7 +256,7 @@ impl Ctx {
     /// The server cleared context (Anthropic context editing, §6.2 "Server-side edit"): one
     /// `edit` say when its `applied_edits` list anything.
     pub(crate) fn server_edited(&mut self, round: &Round) {
-        let Some(edits) = round.usage.applied_edits.as_ref().and_then(Json::as_array) else { return };
+        let Some(edits) = round.attempt.applied_edits.as_ref().and_then(Json::as_array) else { return };
         if edits.is_empty() {
             return;
         }
