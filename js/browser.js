@@ -142,6 +142,12 @@ export class Task {
     else this.#failure = [code, message];
   }
 
+  // NOTE: a task not made yet waits on no ask: the wasm class's error, in its words.
+  condense(options) {
+    if (this.#inner) return this.#inner.condense(options);
+    throw Object.assign(new TypeError("condense() needs a task waiting on a follow-up question, a completion, a resume or the mistake limit; this one is idle"), { code: "CLEW_INVALID_STATE" });
+  }
+
   get messages() { return this.#inner ? this.#inner.messages : []; }
   get history() { return this.#inner ? this.#inner.history : []; }
   get usage() {

@@ -135,6 +135,8 @@ test("every export survives hostile arguments, and the instance keeps answering"
     () => assembler.call(hostileValue()),
     () => new clew.Task(pick([hostileValue(), { model: hostileValue() }, { model: { id: "m" }, tools: hostileValue() }])),
     () => new clew.Task({ model: { id: "m" } }).abort(hostileValue()),
+    () => new clew.Task({ model: { id: "m" } }).condense(pick([hostileValue(), { instructions: hostileValue() }])),
+    () => new clew.Task({ model: { id: "m" }, contextManagement: pick([hostileValue(), { strategy: hostileValue(), maxContextTokens: hostileValue() }, { summarize: hostileValue() }]) }),
     () => new clew.Task({ model: { id: "m" }, mcpServers: pick([hostileValue(), [hostileValue()], [{ name: hostileValue(), client: hostileValue() }], [{ name: "s", client: throwing() }], [{ name: "s", client: { listTools() {}, callTool() {} }, autoApprove: hostileValue(), timeoutMs: hostileValue() }]]) }),
   ];
   for (let i = 0; i < CALLS; i++) {

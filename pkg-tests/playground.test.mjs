@@ -1,6 +1,7 @@
 // The playground (www/) in headless Chromium with the installed package: a newcomer's run of
 // the offline task, with one tool approved and one denied, then a second run aborted mid-stream;
-// with "keep in this browser" on, reloads at an approval and in the middle of a reply; and an
+// with "keep in this browser" on, reloads at an approval and in the middle of a reply; a cap
+// on the context, whose compactions show in the timeline; and an
 // MCP server connected by URL, whose tools the panel lists and the next task gets (the offline
 // model names them; a scripted OpenAI-compatible model calls them).
 import { test } from "node:test";
@@ -261,6 +262,37 @@ test("a task's options are locked while it runs and, kept in this browser, show 
     await page.click("#abort");
     await page.waitForSelector("body[data-state=aborted]");
     assert.deepEqual(await locked(), [], "free for the next task");
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+});
+
+test("the playground's context settings: a cap truncates, each compaction a row of its own; native where it cannot is refused", async () => {
+  const server = await serve({ "/pkg/": packageDir, "/": join(repoRoot, "www") });
+  const browser = await openPlayground(server.url);
+  try {
+    const { page, errors } = browser;
+    await page.evaluate(() => { document.body.dataset.delay = "1"; });
+    // The offline task's context passes 900 tokens from its fourth request on.
+    await page.fill("#maxContextTokens", "900");
+    await page.click("#start");
+    await until(async () => {
+      await page.click(".ask-controls button.approve", { timeout: 100 }).catch(() => {});
+      return !!(await page.$('li[data-kind="say:compaction"]'));
+    }, "a compaction row shows", 20_000);
+    assert.match(await page.textContent('li[data-kind="say:compaction"]'), /^Truncated the conversation: \d+ tokens$/);
+    assert.match(await page.textContent('li[data-kind="say:api_req_started"]'), /, context \d+$/, "a request shows the context it produced");
+    assert.equal(await page.isDisabled("#strategy"), true, "locked while the task runs");
+    await page.click("#abort");
+    await page.waitForSelector("li.outcome");
+    const dialogs = [];
+    page.on("dialog", (dialog) => { dialogs.push(dialog.message()); dialog.dismiss(); });
+    await page.selectOption("#strategy", "native");
+    await page.click("#start");
+    await until(async () => dialogs.length > 0, "the options' error is shown");
+    assert.match(dialogs[0], /^CLEW_INVALID_OPTIONS: options\.contextManagement\.strategy "native"/);
     assert.deepEqual(errors, []);
   } finally {
     await browser.close();

@@ -7,7 +7,7 @@ import { answerUi, showAnswer } from "./asks.js";
 import { $ } from "./dom.js";
 import { keepSoon, persistFor, storeFailed } from "./keeping.js";
 import { reconnect } from "./mcp-panel.js";
-import { applySettings, loadBuiltinTape, lockSettings, modelOptions, readSettings, showModelSource } from "./settings.js";
+import { applySettings, contextOptions, loadBuiltinTape, lockSettings, modelOptions, readSettings, showModelSource } from "./settings.js";
 import { mcpServers, state, workspace } from "./state.js";
 import { clearTimeline, show, showNote, showOutcome } from "./timeline.js";
 
@@ -27,6 +27,9 @@ function taskOptions(environment, record, tape = null) {
     yolo: $("yolo").checked,
     parallelToolCalling: $("parallel").checked,
     maxConsecutiveMistakes: Math.max(1, Number($("maxMistakes").value) || 3),
+    // The files a summary names as required come from the workspace.
+    contextManagement: { ...contextOptions(), summarize: { readRequiredFiles: (paths) => paths
+      .filter((path) => workspace.files.has(path)).map((path) => ({ path, content: workspace.files.get(path) })) } },
     environment,
     say: shown,
     // NOTE: replaying a tape, each ask comes with the tape's answer, to show.

@@ -6,7 +6,7 @@ import { $ } from "./dom.js";
 import { offlineRequest, OFFLINE_MODEL_INFO } from "./offline-model.js";
 import { state } from "./state.js";
 
-const SETTINGS = ["provider", "baseUrl", "modelId", "readOnly", "yolo", "parallel", "maxMistakes", "taskText"];
+const SETTINGS = ["provider", "baseUrl", "modelId", "readOnly", "yolo", "parallel", "maxMistakes", "strategy", "maxContextTokens", "taskText"];
 /** The controls a task is made with: locked while it runs, so they show what it runs with. */
 const TASK_SETTINGS = SETTINGS.filter((id) => id !== "taskText");
 
@@ -47,6 +47,15 @@ export function wireSettings() {
     $("baseUrl").disabled = $("provider").value === "anthropic";
     $("baseUrl").placeholder = BASE_URLS[$("provider").value] ?? "";
   });
+}
+
+/**
+ * `contextManagement` from the controls: the strategy, and the cap when one is given (a cap
+ * that is not a positive whole number is the task's TypeError to report).
+ */
+export function contextOptions() {
+  const cap = $("maxContextTokens").value.trim();
+  return { strategy: $("strategy").value, ...(cap ? { maxContextTokens: Number(cap) } : {}) };
 }
 
 /**

@@ -9,7 +9,8 @@ import { rows, state, workspace } from "./state.js";
 function toolCard(message) {
   const data = parseJson(message.text) ?? {};
   const readOnly = workspace.tools().find((t) => t.name === data.tool)?.readOnly;
-  return callCard(`${data.tool ?? "tool"}`, readOnly, data.params ?? {});
+  // NOTE: a summary (summarizeTask) shows its text as its one parameter.
+  return callCard(`${data.tool ?? "tool"}`, readOnly, data.params ?? (typeof data.content === "string" ? { summary: data.content } : {}));
 }
 
 /** A use_mcp_server message: `{ type, serverName, toolName, arguments }` or a resource's `uri`. */
@@ -61,7 +62,14 @@ const BODIES = {
   api_req_started: (message, text) => {
     const info = parseJson(text) ?? {};
     return message.partial ? "Request…" :
-      `Request: ${info.tokensIn ?? 0} in, ${info.tokensOut ?? 0} out, $${(info.cost ?? 0).toFixed(4)}${info.cancelReason ? ` (${info.cancelReason})` : ""}`;
+      `Request: ${info.tokensIn ?? 0} in, ${info.tokensOut ?? 0} out, $${(info.cost ?? 0).toFixed(4)}${info.contextTokens === undefined ? "" : `, context ${info.contextTokens}`}${info.cancelReason ? ` (${info.cancelReason})` : ""}`;
+  },
+  compaction: (message, text) => {
+    const info = parseJson(text) ?? {};
+    const what = { truncate: "Truncated the conversation", edit: "Cleared old tool results", summary: "Summarized the conversation", native: `Compacted by ${info.provider ?? "the provider"}` }[info.kind] ?? "Compacted";
+    // NOTE: the size after is measured by the next request when the say does not have it.
+    const tokens = info.tokensBefore == null ? "" : `: ${info.tokensBefore} tokens${info.tokensAfter == null ? "" : ` → ${info.tokensAfter}`}`;
+    return info.status === "failed" ? `${what} failed${info.reason ? `: ${info.reason}` : ""}` : `${what}${tokens}`;
   },
   error_retry: (message, text) => {
     const info = parseJson(text) ?? {};

@@ -6,6 +6,7 @@ import {
   type Block, type Chunk, type HttpRequest, type NativeToolCall, type TaskMessage, type TaskOutcome,
   type ModelSettings, type ModelRequest, type TaskState, type TaskSnapshot, type TaskSnapshotChanges, type TaskSnapshotParts, type PersistReason,
   type McpClient, type McpServerOption, type HistoryMessage,
+  type ContextManagementOptions, type CompactionSay, type ApiReqStartedSay, type RequiredFile, type ContentBlock,
 } from "clew";
 import { connectMcpServer } from "clew/mcp";
 import "clew/mcp-servers";
@@ -142,5 +143,24 @@ async function run(): Promise<void> {
   const onClock = new Task({ model: settings, clock: { now: () => time, setTimeout: (f: () => void, ms: number) => setTimeout(f, ms), clearTimeout: (h: unknown) => clearTimeout(h as number) } });
   onClock.fail("MY_WATCHDOG", "took too long");
   time = 1;
+  // Context management: the options, condense, the compaction say and the history's block.
+  const context: ContextManagementOptions = {
+    strategy: "summarize", maxContextTokens: 100_000, maxConsecutiveCompactions: 2,
+    edit: { keepToolUses: 2, keepThinkingTurns: "all", excludeTools: ["read_file"] },
+    summarize: { models: "all", instructions: "the API", readRequiredFiles: async (paths, { signal }): Promise<RequiredFile[]> => (signal.aborted ? [] : paths.map((path) => ({ path, content: "" }))) },
+    native: { openai: "endpoint", pauseAfterCompaction: false, dropCompacted: true, serverEdits: true },
+  };
+  const condensing = new Task({ model: { ...settings, info: { supportsCompaction: true } }, contextManagement: context, say: (m) => {
+    if (m.say === "compaction" && m.text) { const c: CompactionSay = JSON.parse(m.text); const before: number | null = c.tokensBefore; void before; if (c.kind === "summary") void c.summary; }
+    if (m.say === "api_req_started" && m.text) { const r: ApiReqStartedSay = JSON.parse(m.text); void r.contextTokens; void r.compactionPass; }
+  } });
+  condensing.condense();
+  condensing.condense({ instructions: "keep the file names" });
+  // @ts-expect-error: instructions are text
+  condensing.condense({ instructions: 5 });
+  // @ts-expect-error: not a strategy
+  new Task({ model: settings, contextManagement: { strategy: "forget" } });
+  const compacted: ContentBlock = { type: "compaction", provider: "anthropic", content: "summary" }; void compacted;
+  const request: ModelRequest = { model: settings, context: { compactThreshold: 50_000, pauseAfterCompaction: true, edits: { keepThinkingTurns: "all" } } }; void request;
 }
 void run;

@@ -6,6 +6,7 @@
 //! call at a time, never across an `.await` or a user callback, so a callback may call
 //! `abort()` (or read the task's getters) safely.
 
+mod context;
 mod model_stream;
 mod persist;
 
@@ -178,6 +179,7 @@ impl Driver {
                 );
             }
             Effect::RunTool { id, name, params } => self.run_tool(id, name, params),
+            Effect::ReadRequiredFiles { id, paths } => self.read_required_files(id, paths),
             Effect::CancelTool { id } => {
                 // NOTE: no borrow is held while `abort()` runs the signal's listeners (user code).
                 let removed = {

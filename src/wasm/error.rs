@@ -27,6 +27,9 @@ pub(crate) enum Code {
     SnapshotVersion,
     /// A snapshot whose task had a tool the options lack (a `TypeError`).
     SnapshotToolMissing,
+    /// A method the task cannot take where it stands, such as `condense` while a tool waits
+    /// for its approval (a `TypeError`).
+    InvalidState,
 }
 
 impl Code {
@@ -41,6 +44,7 @@ impl Code {
             Self::InvalidSnapshot => "CLEW_INVALID_SNAPSHOT",
             Self::SnapshotVersion => "CLEW_SNAPSHOT_VERSION",
             Self::SnapshotToolMissing => "CLEW_SNAPSHOT_TOOL_MISSING",
+            Self::InvalidState => "CLEW_INVALID_STATE",
         }
     }
 }

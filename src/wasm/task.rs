@@ -125,6 +125,34 @@ impl Task {
         self.driver.abort(&reason);
     }
 
+    /// Condenses the conversation now, whatever its size: answers the ask the task waits on
+    /// (a follow-up question, a completion, `resume_task`, `resume_completed_task` or
+    /// `mistake_limit_reached`) with a request for a summary, and the model summarizes the task
+    /// (`instructions`: what the summary should focus on). The summary is then asked about
+    /// (`ask: "condense"`, its text the summary): yes goes on from it, a message is the
+    /// model's answer instead. The `ask` callback's own answer to the ask condensed, when it
+    /// comes, is ignored. Safe from inside a callback.
+    ///
+    /// @throws TypeError with `code`: `CLEW_INVALID_STATE` when the task waits on anything
+    /// else (a tool's approval, a stream, or it has not started or has ended), or
+    /// `CLEW_INVALID_ARGUMENT` when `options.instructions` is not a string.
+    pub fn condense(
+        &self,
+        #[wasm_bindgen(unchecked_optional_param_type = "{ instructions?: string }")] options: Option<JsValue>,
+    ) -> Result<(), JsValue> {
+        let options = options.unwrap_or(JsValue::UNDEFINED);
+        let instructions = match options.is_undefined() || options.is_null() {
+            true => JsValue::UNDEFINED,
+            false if options.is_object() => super::task_convert::get(&options, "instructions"),
+            false => return Err(type_error(Code::InvalidArgument, "condense(options) takes an object")),
+        };
+        let instructions = match instructions.is_undefined() {
+            true => None,
+            false => Some(super::args::text(&instructions, "options.instructions")?),
+        };
+        self.driver.condense(instructions.as_deref()).map_err(|why| type_error(Code::InvalidState, &why))
+    }
+
     /// Ends the task `failed` with your `code` and `message` (a watchdog, a test harness):
     /// the same steps as `abort`, and `start` resolves `{ status: "failed", error: { code,
     /// message } }`. Safe from inside a callback; ignored once the task has ended.

@@ -46,6 +46,8 @@ pub(super) struct Callbacks {
     /// `options.clock`: `now` (shared: the driver reads it for every input without copying
     /// the function across the boundary), and `setTimeout` with `clearTimeout` when given.
     pub(super) clock: Option<(Rc<Function>, Option<ClockTimers>)>,
+    /// `options.contextManagement.summarize.readRequiredFiles`.
+    pub(super) read_required_files: Option<Function>,
 }
 
 /// Everything `new Task(options)` reads, with the user's functions.
@@ -100,6 +102,7 @@ pub(super) fn read(options: &JsValue) -> Result<JsTaskOptions, JsValue> {
             let timers = clock.timers.and_then(|(set, clear)| Some((function(Some(set))?, function(Some(clear))?)));
             Some((Rc::new(function(Some(clock.now))?), timers))
         }),
+        read_required_files: function(slots.read_required_files),
     };
     Ok(JsTaskOptions { config: options.config, model: options.model, callbacks })
 }

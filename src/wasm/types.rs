@@ -135,6 +135,13 @@ export type ContentBlock =
   /** `encrypted_content` and `summary`: an OpenAI Responses reasoning item's, sent back only with the former. */
   | { type: "thinking"; thinking: string; signature?: string; encrypted_content?: string; summary?: string[] }
   | { type: "redacted_thinking"; data: string }
+  /**
+   * A provider's compaction of the conversation before it (Anthropic's `compaction` block:
+   * `content` is the summary, absent when the compaction failed; an OpenAI Responses
+   * `compaction` item: `id` and `encrypted_content`), sent back verbatim, in place, to its own
+   * format only. The message holding it is where requests start (`native.dropCompacted`).
+   */
+  | { type: "compaction"; provider: StreamFormat; content?: string; encrypted_content?: string; id?: string }
   /** An output item of another kind, sent back whole to its own format only. */
   | { type: "item"; format: StreamFormat; item: unknown };
 
@@ -145,6 +152,24 @@ export interface ModelRequest {
   /** Tools for native tool calling, each with a JSON Schema of its arguments. */
   tools?: { name: string; description?: string; inputSchema: unknown }[];
   model: ModelSettings;
+  /**
+   * Native context management asked of the provider (Anthropic: `context_management` with
+   * its betas; OpenAI Responses: `compact_threshold`; the other formats ignore it). A task
+   * sets it under the strategy "native" (or "auto" resolved to it).
+   */
+  context?: NativeContext;
+}
+
+/** `ModelRequest.context`: what the provider is asked to do about a long context. */
+export interface NativeContext {
+  /** Input tokens past which the provider compacts (and Anthropic's server edits clear); absent: no compaction. */
+  compactThreshold?: number;
+  /** Anthropic: the compaction summary's prompt, replacing the provider's own. */
+  instructions?: string;
+  /** Anthropic: the response ends after the compaction block (`stop_reason: "compaction"`). */
+  pauseAfterCompaction?: boolean;
+  /** Anthropic: server-side clearing of old tool uses and thinking. */
+  edits?: { keepToolUses?: number; keepThinkingTurns?: number | "all"; excludeTools?: string[]; clearToolInputs?: boolean; clearAtLeast?: number };
 }
 
 /**
@@ -201,6 +226,11 @@ export interface ModelInfo {
   cacheWritePrice?: number;
   cacheReadPrice?: number;
   supportsPromptCache?: boolean;
+  /**
+   * The model compacts on the provider's side (Anthropic compaction): lets
+   * `contextManagement.strategy` "native" (and "auto") use it on a model clew does not list.
+   */
+  supportsCompaction?: boolean;
 }
 "#;
 
@@ -211,15 +241,154 @@ export interface TaskMessage {
   /** Unique and strictly increasing within a task; a partial update carries the ts of the message it updates. */
   ts: number;
   type: "say" | "ask";
-  /** The reference's say kind: "task", "text", "reasoning", "tool", "completion_result", "error", "error_retry", "api_req_started", "user_feedback", "use_mcp_server", "mcp_server_request_started", "mcp_server_response"… */
+  /**
+   * The reference's say kind: "task", "text", "reasoning", "tool", "completion_result", "error", "error_retry",
+   * "api_req_started" (its text: `ApiReqStartedSay`), "user_feedback", "use_mcp_server", "mcp_server_request_started",
+   * "mcp_server_response"…, and clew's own "compaction" (its text: `CompactionSay`).
+   */
   say?: string;
-  /** The reference's ask kind: "tool", "use_mcp_server", "followup", "completion_result", "api_req_failed", "mistake_limit_reached", "resume_task", "resume_completed_task". */
+  /**
+   * The reference's ask kind: "tool", "use_mcp_server", "followup", "completion_result", "api_req_failed",
+   * "mistake_limit_reached", "resume_task", "resume_completed_task", "condense" (a summary asked for with
+   * `task.condense()`, its text: yes applies it, a message answers the model instead).
+   */
   ask?: string;
   text?: string;
   /** Data URLs (or web addresses). */
   images?: string[];
   /** true while streaming, false once a streamed message is final; absent for a message never partial. */
   partial?: boolean;
+}
+
+/** The text of an `api_req_started` say, as JSON: one model request. */
+export interface ApiReqStartedSay {
+  /** What the request sent, in short. */
+  request: string;
+  /** Tokens and cost (US dollars), once the reply has ended. */
+  tokensIn?: number;
+  tokensOut?: number;
+  cacheWrites?: number;
+  cacheReads?: number;
+  cost?: number;
+  /** The context size this request produced (its last model pass), once known: what the next request's check compares with the limit. */
+  contextTokens?: number;
+  /** The request's view was cut for it (a truncation or an edit; a retry after a context-window error keeps the message). */
+  contextTruncated?: true;
+  /** A compaction pass: the summarize request, a response holding a provider compaction, an endpoint call. */
+  compactionPass?: "summary" | "native" | "endpoint";
+  /** The reply was cut: `"user_cancelled"` (abort) or `"streaming_failed"`, with the error's text. */
+  cancelReason?: string;
+  streamingFailedMessage?: string;
+  /** Part of the usage never arrived (the task was restored mid-reply): the figures may be short. */
+  usageComplete?: false;
+}
+
+/**
+ * The text of a `compaction` say, as JSON (clew's own kind, shaped as the Agent Client
+ * Protocol's `compaction_update`): one per compaction, at its place in the transcript, never
+ * partial. A host that ignores unknown kinds loses nothing.
+ */
+export interface CompactionSay {
+  /** Unique within the task. */
+  id: number;
+  /** What made the context smaller: truncation, the edit pre-pass, a summary, the provider's compaction. */
+  kind: "truncate" | "edit" | "summary" | "native";
+  /** The format that compacted (kind "native"). */
+  provider?: StreamFormat;
+  status: "completed" | "failed";
+  /** The context size that triggered it (`null` when not known). */
+  tokensBefore: number | null;
+  /** The size right after it, when measured then; otherwise the next `api_req_started`'s `contextTokens` says it. */
+  tokensAfter?: number;
+  /** The summary (kind "summary", and Anthropic's compaction; never OpenAI's, which is opaque). */
+  summary?: string;
+  /** Why it failed: no summary, or the provider's message when "auto" fell back from "native". */
+  reason?: string;
+}
+
+/** How a task keeps its requests within the model's context (`ContextManagementOptions.strategy`). */
+export type ContextStrategy = "truncate" | "summarize" | "edit" | "native" | "auto";
+
+/**
+ * `TaskOptions.contextManagement`: keeping a long task within its model's context. Before each
+ * request, the previous request's context size (its last model pass: input, cache writes and
+ * reads, output) is compared with the limit, the smaller of the window's budget (from
+ * `model.info.contextWindow`: 200,000 gives 160,000) and `maxContextTokens`; at or over it, the
+ * strategy makes the request smaller. `history` keeps everything; only what requests send
+ * shrinks. A bad setting is a `TypeError` (code `CLEW_INVALID_OPTIONS`) at `new Task`.
+ */
+export interface ContextManagementOptions {
+  /**
+   * "truncate" (default, Cline's): the oldest half (or three quarters) of the conversation after
+   * the task goes, whole turns at a time, with a notice in its place. "summarize" (Cline's
+   * auto-condense): the model summarizes the task in a `summarize_task` call and goes on from its
+   * summary (Claude 4+, GPT-5, Gemini 2.5+ and the reference's other "next-gen" models, or any
+   * with `summarize.models: "all"`; truncation on others). "edit": old tool results and thinking
+   * are cleared, then truncation if that was not enough. "native": the provider compacts (OpenAI
+   * Responses; Anthropic on a model that can, with a limit of 50,000 or more; else a TypeError).
+   * "auto": native where it can, else summarize, else truncate; a provider that refuses the native
+   * request switches it to its fallback for the rest of the task.
+   */
+  strategy?: ContextStrategy;
+  /** A cap on a request's context, in tokens (a positive whole number): compact well before the window is full. */
+  maxContextTokens?: number;
+  /**
+   * Automatic compactions in a row that leave the context over the limit before the task ends
+   * `failed` with `CLEW_CONTEXT_WINDOW_EXCEEDED` (default 3): no compaction loop. A request under the
+   * limit resets the count; `task.condense()` is not counted.
+   */
+  maxConsecutiveCompactions?: number;
+  /** The edit pre-pass before any strategy (always on with strategy "edit"): `true` for its defaults. */
+  edit?: boolean | ContextEditOptions;
+  /** The summarize strategy's settings (and `task.condense()`'s). */
+  summarize?: {
+    /** "next-gen" (default): only the models Cline summarizes with; "all": any model. */
+    models?: "next-gen" | "all";
+    /** Appended to the summary's instruction: what it should pay attention to. */
+    instructions?: string;
+    /**
+     * Reads the files the summary lists as required (at most 10 paths; clew has no file
+     * system): the first 8 entries, 100,000 characters in all, follow the summary. Run like a
+     * tool (a waiting point; `signal` fires on abort). A throw, a rejection or anything but a
+     * list of `{ path, content }` gives no files; entries of another shape are skipped.
+     */
+    readRequiredFiles?(paths: string[], context: { signal: AbortSignal; taskId: string }): RequiredFile[] | void | Promise<RequiredFile[] | void>;
+  };
+  /** The native strategy's settings. */
+  native?: {
+    /** Anthropic: the compaction summary's prompt, replacing the provider's own. */
+    instructions?: string;
+    /** Anthropic: the response stops after the compaction block, and the task goes on in a request of its own that reminds the model of the task (default true). */
+    pauseAfterCompaction?: boolean;
+    /** Requests start at the newest compaction (default true); false sends the whole history with it. */
+    dropCompacted?: boolean;
+    /** OpenAI Responses: compact inline (default) or through `/responses/compact`. */
+    openai?: "inline" | "endpoint";
+    /** Anthropic: the server clears old tool uses and thinking (instead of the edit pre-pass). */
+    serverEdits?: boolean;
+  };
+}
+
+/** `ContextManagementOptions.edit`: what the edit pre-pass clears. */
+export interface ContextEditOptions {
+  /** The newest tool results kept whole (default 3). */
+  keepToolUses?: number;
+  /** The newest assistant turns whose reasoning is sent (default 1), or "all". Never on Gemini. */
+  keepThinkingTurns?: number | "all";
+  /** Tools whose results are never cleared. */
+  excludeTools?: string[];
+  /** A cleared result's call is sent with `{}` as its input (default false). */
+  clearToolInputs?: boolean;
+  /** A pass that would save fewer tokens (estimated as characters / 4) does nothing (default 0). */
+  clearAtLeast?: number;
+  /** What a cleared result holds (default: a short bracketed notice). */
+  placeholder?: string;
+}
+
+/** A file `readRequiredFiles` read. */
+export interface RequiredFile {
+  path: string;
+  content: string;
 }
 
 /** The user's answer to a complete ask. */
@@ -324,6 +493,8 @@ export interface TaskOptions {
    * tests; `clew/cassette` replays a tape on one.
    */
   clock?: TaskClock;
+  /** How a long task stays within its model's context (default: Cline's truncation at the window's budget). */
+  contextManagement?: ContextManagementOptions;
 }
 
 /** `TaskOptions.clock`. */
@@ -359,7 +530,7 @@ export type PersistReason = "ask" | "tool" | "hook" | "checkpoint" | "retryDelay
 
 /** A task's whole state, JSON-safe: `task.snapshot()`, or what `Task.mergeSnapshot` assembles. */
 export interface TaskSnapshot {
-  /** The snapshot format (3; a snapshot of every earlier format restores). */
+  /** The snapshot format (4; a snapshot of every earlier format restores). */
   version: number;
   /** The names of the task's tools: `Task.restore`'s options must have each. */
   tools: string[];

@@ -127,7 +127,12 @@ impl Ctx {
         let anthropic = self.config.format == Format::Anthropic;
         let input = usage.input_tokens + usage.cache_write_tokens.unwrap_or(0) + usage.cache_read_tokens.unwrap_or(0);
         let failed = anthropic && content.is_none();
-        self.context.consecutive += 1;
+        // NOTE: a compaction that brought the figure under the limit ends the run (§8); a
+        // failed one, or one the usage does not measure, counts.
+        let limit = self.context_limit();
+        if failed || self.context.figure.map_or(true, |figure| figure >= limit) {
+            self.context.consecutive += 1;
+        }
         self.context.unmeasured = self.context.figure.is_none();
         let paused = round.stop_reason.as_deref() == Some("compaction");
         if anthropic && !failed && !paused {
