@@ -10,6 +10,7 @@
 //! - I4 (Gemini): a signature only on the part it came with; a turn's calls all or none;
 //! - I5: a compaction is sent as it came;
 //! - and the repair net (R3) never fires.
+#![cfg(not(target_arch = "wasm32"))]
 
 use std::collections::HashMap;
 
@@ -168,8 +169,7 @@ fn events(format: Format, n: usize, turn: &Turn, input: u64) -> Vec<Vec<u8>> {
         }
         Format::OpenAiResponses => {
             let mut out = vec![data(json!({"type":"response.created","response":{"id":format!("resp_{n}")}}))];
-            let mut index = 0;
-            for piece in &pieces {
+            for (index, piece) in pieces.iter().enumerate() {
                 let m = marker(n, piece);
                 let item = match piece {
                     Piece::Reasoning { kept, .. } => {
@@ -187,7 +187,6 @@ fn events(format: Format, n: usize, turn: &Turn, input: u64) -> Vec<Vec<u8>> {
                 let added = json!({"type":"response.output_item.added","output_index":index,"item":item});
                 out.push(data(added));
                 out.push(data(json!({"type":"response.output_item.done","output_index":index,"item":item})));
-                index += 1;
             }
             let usage = json!({"input_tokens":input,"output_tokens":10});
             out.push(data(json!({"type":"response.completed","response":{"status":"completed","usage":usage}})));
@@ -488,10 +487,8 @@ fn check(format: Format, body: &Value, order: &HashMap<usize, Vec<String>>, cut:
         let mut seen: HashMap<String, (usize, usize)> = HashMap::new();
         for (position, entry) in flat.iter().enumerate() {
             match entry {
-                Entry::Call(id) => {
-                    if seen.insert(id.clone(), (position, usize::MAX)).is_some() {
-                        return Err(format!("call {id} twice"));
-                    }
+                Entry::Call(id) if seen.insert(id.clone(), (position, usize::MAX)).is_some() => {
+                    return Err(format!("call {id} twice"));
                 }
                 Entry::Result(id) => match seen.get_mut(id) {
                     Some((_, result)) if *result == usize::MAX => *result = position,
@@ -593,11 +590,14 @@ fn run(
         let markers: Vec<String> = turn
             .pieces
             .iter()
-            .filter(|p| match (format, p) {
-                (Format::Anthropic, Piece::Opaque) => false,
-                (Format::Gemini, Piece::Compaction { .. }) => false,
-                (f, Piece::Reasoning { .. } | Piece::Opaque | Piece::Compaction { .. }) if f == Format::OpenAi => false,
-                _ => true,
+            .filter(|p| {
+                // What the format cannot carry never streams.
+                !matches!(
+                    (format, p),
+                    (Format::Anthropic, Piece::Opaque)
+                        | (Format::Gemini, Piece::Compaction { .. })
+                        | (Format::OpenAi, Piece::Reasoning { .. } | Piece::Opaque | Piece::Compaction { .. })
+                )
             })
             .map(|p| marker(i + 1, p))
             .collect();

@@ -49,8 +49,8 @@ fn request(model: &str, system: &str, messages: Vec<Message>) -> ModelRequest {
     ModelRequest { system: system.into(), messages, tools: Vec::new(), model, context: None }
 }
 
-fn compact_at(limit: u64) -> Option<NativeContext> {
-    Some(NativeContext { compact_threshold: Some(limit), ..NativeContext::default() })
+fn compact_at(limit: u64) -> Option<Box<NativeContext>> {
+    Some(Box::new(NativeContext { compact_threshold: Some(limit), ..NativeContext::default() }))
 }
 
 fn body(format: Format, request: &ModelRequest) -> Value {
@@ -159,7 +159,7 @@ fn anthropic_asks_for_edits_in_order_with_their_betas_joined_to_the_host_s() {
     let mut request = request("claude-opus-4-6", "", vec![user("hi")]);
     request.model.reasoning_budget = Some(2048);
     request.model.headers.insert("anthropic-beta", "fine-grained-tool-streaming-2025-05-14");
-    request.context = Some(NativeContext {
+    request.context = Some(Box::new(NativeContext {
         compact_threshold: Some(80_000),
         instructions: Some("Keep the file names.".into()),
         pause_after_compaction: true,
@@ -170,7 +170,7 @@ fn anthropic_asks_for_edits_in_order_with_their_betas_joined_to_the_host_s() {
             clear_tool_inputs: true,
             clear_at_least: 5_000,
         }),
-    });
+    }));
     let built = build_request(Format::Anthropic, &request);
     assert_eq!(
         built.headers.get("anthropic-beta"),
@@ -223,7 +223,7 @@ fn anthropic_asks_for_edits_in_order_with_their_betas_joined_to_the_host_s() {
     assert_eq!(body["context_management"]["edits"][0], json!({"type": "clear_thinking_20251015", "keep": "all"}));
 
     // Nothing asked: no member, no beta.
-    request.context = Some(NativeContext::default());
+    request.context = Some(Box::default());
     request.model.headers = Headers::new();
     let built = build_request(Format::Anthropic, &request);
     assert!(!built.headers.contains_key("anthropic-beta") && !built.body.contains("context_management"));
@@ -232,11 +232,11 @@ fn anthropic_asks_for_edits_in_order_with_their_betas_joined_to_the_host_s() {
 #[test]
 fn responses_asks_for_compaction_at_the_threshold_and_the_other_formats_ignore_it() {
     let mut request = request("gpt-5", "", vec![user("hi")]);
-    request.context = Some(NativeContext {
+    request.context = Some(Box::new(NativeContext {
         edits: Some(ServerEdits::default()),
         pause_after_compaction: true,
         ..NativeContext::default()
-    });
+    }));
     assert!(!build_request(Format::OpenAiResponses, &request).body.contains("context_management"));
     request.context = compact_at(120_000);
     let body = body(Format::OpenAiResponses, &request);
@@ -254,7 +254,7 @@ fn context_and_compaction_blocks_survive_the_request_s_json() {
         "",
         vec![user("t"), assistant(vec![summary(None, Some("E")), item("cmp_1", "X")]), user("u")],
     );
-    request.context = Some(NativeContext {
+    request.context = Some(Box::new(NativeContext {
         compact_threshold: Some(60_000),
         instructions: Some("i".into()),
         pause_after_compaction: true,
@@ -263,7 +263,7 @@ fn context_and_compaction_blocks_survive_the_request_s_json() {
             exclude_tools: vec!["a".into()],
             ..ServerEdits::default()
         }),
-    });
+    }));
     // The JS path: the request as JSON (each message as its history JSON), read back.
     let read = ModelRequest::from_json(&request.to_json()).unwrap();
     assert_eq!(read, request);

@@ -46,7 +46,7 @@ impl ModelRequest {
             None => return Err("request.model is required".into()),
         };
         let context = match object_member(value, "request", "context")? {
-            Some(context) => Some(NativeContext::from_json(context, "request.context")?),
+            Some(context) => Some(Box::new(NativeContext::from_json(context, "request.context")?)),
             None => None,
         };
         Ok(Self { system: string(value, "request", "system")?.unwrap_or_default(), messages, tools, model, context })

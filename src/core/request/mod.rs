@@ -48,9 +48,10 @@ pub struct ModelRequest {
     /// Model and connection settings.
     pub model: ModelSettings,
     /// The native context management asked of the provider (Anthropic, OpenAI Responses;
-    /// the other formats ignore it); none asks for none.
+    /// the other formats ignore it); none asks for none. (Boxed: most requests have none, and
+    /// the request travels inside every `OpenStream` effect.)
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub context: Option<NativeContext>,
+    pub context: Option<Box<NativeContext>>,
 }
 
 /// A tool the model may call natively.

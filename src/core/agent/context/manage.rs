@@ -315,7 +315,7 @@ impl Ctx {
 
     /// The native context management the next request asks of its provider (§6), when the
     /// strategy in force is native.
-    pub(crate) fn native_context(&self) -> Option<NativeContext> {
+    pub(crate) fn native_context(&self) -> Option<Box<NativeContext>> {
         if self.strategy() != Strategy::Native {
             return None;
         }
@@ -333,12 +333,12 @@ impl Ctx {
                 })
             }
         };
-        Some(NativeContext {
+        Some(Box::new(NativeContext {
             compact_threshold: (!native.endpoint).then(|| self.context_limit()),
             instructions: native.instructions.clone(),
             pause_after_compaction: native.pause_after_compaction,
             edits,
-        })
+        }))
     }
 
     /// The messages of the next request, and for each the history message it is unchanged

@@ -137,7 +137,7 @@ mod tests {
         // 0 user, 1 assistant, then an empty reply: 2 and 3 are both user messages.
         let mut history = vec![text(Role::User, "task"), text(Role::Assistant, "a")];
         history.extend([text(Role::User, "u"), text(Role::User, "u again"), text(Role::Assistant, "b")]);
-        history.extend(conversation(5).into_iter().skip(0));
+        history.extend(conversation(5));
         // L = 10, s = 2, half removes 4: end 5 (user) → 4 (assistant).
         let range = next_truncation(&history, None, Keep::Half);
         assert_eq!(range, Some(DeletedRange { start: 2, end: 4 }));

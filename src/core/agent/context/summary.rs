@@ -135,7 +135,9 @@ impl Ctx {
             }
             None => result_blocks(&job, &parts.join("\n\n"), Vec::new(), false),
         };
-        let reply = self.history.len().saturating_sub(1);
+        // NOTE: in XML mode the call runs while its reply still streams: the reply goes into
+        // the history next, at its end.
+        let reply = if round.stream_done() { self.history.len().saturating_sub(1) } else { self.history.len() };
         self.context.range = (reply >= 2).then_some(DeletedRange { start: 2, end: reply });
         self.context.task_replaced = true;
         self.context.summarizing = false;

@@ -109,7 +109,10 @@ impl Task {
                 let rerun = match &round.wait {
                     Wait::Tool { id, job, .. } => {
                         let spec = self.ctx.config.tools.iter().find(|t| t.name == job.name);
-                        let again = spec.is_some_and(|t| t.idempotent) || self.ctx.reads_only(&job.name, &job.params);
+                        // NOTE: reading the files a summary names only reads: asked again.
+                        let again = spec.is_some_and(|t| t.idempotent)
+                            || self.ctx.reads_only(&job.name, &job.params)
+                            || job.name == super::super::context_texts::SUMMARIZE_TASK;
                         Some((*id, again))
                     }
                     _ => None,
@@ -180,7 +183,10 @@ impl Task {
     pub(super) fn check_restored(&mut self) -> Result<(), String> {
         let transcript = &self.ctx.transcript;
         let is_ask = |ts: u64| transcript.get(ts).is_some_and(|m| matches!(m.kind, MessageKind::Ask(_)));
-        if self.ctx.context.range.is_some_and(|range| range.end >= self.ctx.history.len() || range.start < 1) {
+        // NOTE: a summary taken while its reply streams (XML) ends the range at the reply, which
+        // joins the history when it ends: one past the history's end while a round runs.
+        let past = usize::from(matches!(self.phase, Phase::InRound(_)));
+        if self.ctx.context.range.is_some_and(|range| range.end >= self.ctx.history.len() + past || range.start < 1) {
             return Err("snapshot.state.deleted lies outside the history".into());
         }
         let retry_ask = match self.phase.retry() {
