@@ -14,6 +14,7 @@ mod harness;
 
 mod abort;
 mod context;
+mod context_native;
 mod context_summary;
 mod context_turns;
 mod from_history;

@@ -3,8 +3,6 @@
 //! markers and error results of a summary, the task reminder after a provider compaction,
 //! the required files read from a summary, and which models summarize or compact natively.
 //! Deciding when to compact, and building the view, are the loop's and the history's jobs.
-// NOTE: the lead removes this when wiring the functions into the loop.
-#![allow(dead_code)]
 
 use super::config::{ParamSpec, ATTEMPT_COMPLETION};
 use super::texts;
@@ -21,57 +19,44 @@ pub(crate) const MAX_KEPT_FILES: usize = 8;
 pub(crate) const MAX_KEPT_CHARS: usize = 100_000;
 /// Ends the content of the file cut at [`MAX_KEPT_CHARS`]. NOTE: ASCII, so its length in
 /// bytes is its length in characters.
-const CUT_NOTE: &str = "\n[... the file goes on; only its start fitted here. Read it again for the rest.]";
+const CUT_NOTE: &str = "\n[... cut: read the file for the rest]";
 
-const CONTEXT_PARAM: &str = "The summary of the conversation so far, in its ten numbered sections.";
-const PROGRESS_PARAM: &str =
-    "Optional: your checklist of the task's steps, brought up to date (\"- [x] done\", \"- [ ] to do\").";
+const CONTEXT_PARAM: &str = "The summary, in its ten numbered sections.";
+const PROGRESS_PARAM: &str = "Optional: your checklist of the task, up to date.";
 
 /// The instruction appended to the summarize round's user message: why and what to do now,
 /// the ten sections of the summary, how to call `summarize_task` (XML tags unless `native`),
 /// and the host's `focus` (`summarize.instructions`) when it gives one.
 pub(crate) fn summarize_instruction(native: bool, focus: Option<&str>) -> String {
-    let think = if native { "" } else { " in <thinking> tags" };
     let mut text = [
-        "<explicit_instructions type=\"summarize_task\">\nThe conversation is about to overflow the context window. \
-Your one task now, and it is urgent, is a detailed summary of the conversation so far: the earlier messages will be \
-dropped, and the work goes on from your summary alone.\n\nOnly two tools may be called in reply to this message: \
-attempt_completion, if the whole task is done (every item of your checklist, if you keep one), or summarize_task. \
-Any other tool call is not run.\n\nBefore you write the summary, think it over",
-        think,
-        ": go through the conversation from its start and note each request of the user, what you did about it, the \
-decisions and their reasons, file names, code and changes, the errors met and how they were fixed, and the user's \
-feedback, above all where they asked for something to be done differently.\n\nWrite the summary in these ten \
-numbered sections, with these titles:\n\
-1. Request and intent: everything the user asked for, in detail, and what they want to achieve.\n\
-2. Technical concepts: the technologies, frameworks, conventions and ideas the work relies on.\n\
-3. Files and code: each file read, changed or created, why it matters and what changed, with the code that counts.\n\
-4. Problems solved: the problems met, how each was solved, and any still under investigation.\n\
-5. Pending tasks: what the user asked for that is not done yet.\n\
-6. How the task evolved: how the task changed along the way, the user's corrections and changes of mind.\n\
-7. Current work: exactly what was being done just before this message, with file names and code.\n\
-8. Next step: the next step, only if it follows directly from the user's latest requests and the current work; quote \
-the latest messages word for word to show where the work stopped, so that nothing drifts.\n\
-9. Required files: the paths of the files to read again to go on (at most 10), one per line as \"- path\", or \
-\"- none\".\n\
-10. Latest user message: the user's most recent message, word for word.\n\n",
+        "<explicit_instructions type=\"summarize_task\">\nThe conversation is about to overflow the context window: \
+summarize it now, in detail, since the work goes on from your summary alone. Only attempt_completion (if the whole \
+task is done) or summarize_task may be called now; any other call is not run.\n\nFirst think it over",
+        if native { "" } else { " in <thinking> tags" },
+        ": each request of the user, what you did, decisions and why, files and code, errors and their fixes, the \
+user's feedback.\n\nThen write these ten numbered sections:\n\
+1. Request and intent: all the user asked for, in detail.\n\
+2. Technical concepts: technologies, frameworks and conventions in use.\n\
+3. Files and code: each file read, changed or created, and what changed.\n\
+4. Problems solved: problems met and how each was solved.\n\
+5. Pending tasks: what is asked and not done.\n\
+6. How the task evolved: the user's corrections and changes of mind.\n\
+7. Current work: exactly what was being done last.\n\
+8. Next step: only if it follows from the latest requests; quote them word for word.\n\
+9. Required files: the files to read again (at most 10), one per line as \"- path\", or \"- none\".\n\
+10. Latest user message: word for word.\n\n",
+        if native {
+            "Call the summarize_task tool with the summary as `context`; `task_progress` (your checklist, up to date) \
+is optional."
+        } else {
+            "Call summarize_task with the summary as `context`; `task_progress` (your checklist, up to date) is \
+optional:\n<summarize_task>\n<context>\n1. Request and intent: ...\n</context>\n<task_progress>\n- [x] done\n- [ ] \
+to do\n</task_progress>\n</summarize_task>"
+        },
     ]
     .concat();
-    if native {
-        text.push_str(
-            "Call the summarize_task tool with the summary as its `context` argument. Its `task_progress` argument is \
-optional: your checklist of the task's steps, brought up to date.",
-        );
-    } else {
-        text.push_str(
-            "Call summarize_task with the summary in its `context` tag; the `task_progress` tag is optional (your \
-checklist of the task's steps, brought up to date):\n\n<summarize_task>\n<context>\n1. Request and intent: ...\n...\n\
-10. Latest user message: ...\n</context>\n<task_progress>\n- [x] a step that is done\n- [ ] a step still to do\n\
-</task_progress>\n</summarize_task>",
-        );
-    }
-    if let Some(focus) = focus.map(str::trim).filter(|f| !f.is_empty()) {
-        text.push_str("\n\nIn the summary, give particular attention to the following:\n");
+    if let Some(focus) = focus.map(|f| trim(f, b"")).filter(|f| !f.is_empty()) {
+        text.push_str("\n\nGive particular attention to the following:\n");
         text.push_str(focus);
     }
     text.push_str("\n</explicit_instructions>");
@@ -96,9 +81,7 @@ pub(crate) fn summarize_tool_definition() -> ToolDefinition {
         Json::from_members([("context", string(CONTEXT_PARAM)), ("task_progress", string(PROGRESS_PARAM))]);
     ToolDefinition {
         name: SUMMARIZE_TASK.to_owned(),
-        description: "Replace the conversation so far by your detailed summary of it. Call it only when a message \
-asks you to summarize the conversation; at any other time it fails."
-            .to_owned(),
+        description: "Replace the conversation by your summary of it, when a message asks for one.".to_owned(),
         input_schema: Json::object()
             .with("type", "object")
             .with("properties", properties)
@@ -112,10 +95,9 @@ pub(crate) fn continuation(summary: &str, files: &[(String, String)]) -> Vec<Str
     let mut blocks = Vec::with_capacity(files.len() + 2);
     blocks.push(
         [
-            "[Context summarized] The earlier part of this conversation no longer fits the context window: the \
-summary below, which you wrote, takes its place. Go on with the task you were working on, from where the summary \
-says it stopped, without asking the user any questions and without redoing steps it reports as done.",
-            if files.is_empty() { "" } else { " The files it lists as required follow it, as they are now." },
+            "[Context summarized] Your summary below replaces the earlier conversation. Go on with the task from \
+where it stopped, without asking the user questions or redoing what is done.",
+            if files.is_empty() { "" } else { " The files it needs follow, as they are now." },
         ]
         .concat(),
     );
@@ -127,12 +109,12 @@ says it stopped, without asking the user any questions and without redoing steps
 /// The one line of `summarize_task`'s tool_result in native mode; the continuation follows
 /// as text blocks.
 pub(crate) fn summary_accepted() -> &'static str {
-    "Summary accepted; the conversation goes on from it."
+    "Summary accepted."
 }
 
 /// Replaces the first block of message 0 (the `<task>` text) once a summary carries the task.
 pub(crate) fn continue_marker() -> &'static str {
-    "[Keep assisting the user: the summary further on carries the task.]"
+    "[Keep assisting: the summary below carries the task.]"
 }
 
 /// The error result of a call of any tool but `summarize_task` and `attempt_completion`
@@ -142,9 +124,9 @@ pub(crate) fn only_summary_tools_now(tool: &str) -> String {
         &[
             "Tool [",
             tool,
-            "] was not run: while the conversation is being summarized, only summarize_task and ",
+            "] was not run: only summarize_task and ",
             ATTEMPT_COMPLETION,
-            " may be called. Call summarize_task with your summary now.",
+            " may be called now.",
         ]
         .concat(),
     )
@@ -153,18 +135,16 @@ pub(crate) fn only_summary_tools_now(tool: &str) -> String {
 /// The error result of `summarize_task` called outside a summarize round.
 pub(crate) fn summarize_outside_round() -> String {
     texts::tool_error(
-        "summarize_task may only be called when a message asks you to summarize the conversation; nothing was \
-summarized. Go on with the task.",
+        "summarize_task runs only when a message asks for a summary; nothing was summarized.",
     )
 }
 
 /// The reminder of the original task after a provider compaction (§6.2 Pause), from message
 /// 0's first block: wrapped in `<task>` tags unless it already is.
 pub(crate) fn task_reminder(task_text: &str) -> String {
-    let wrapped = task_text.trim_start().starts_with("<task>");
+    let wrapped = trim_start(task_text, b"").starts_with("<task>");
     [
-        "[Context compacted] The earlier conversation was replaced by a summary. As a reminder, the task as the user \
-first gave it:\n\n",
+        "[Context compacted] The task, as a reminder:\n\n",
         if wrapped { "" } else { "<task>\n" },
         task_text,
         if wrapped { "" } else { "\n</task>" },
@@ -178,9 +158,12 @@ first gave it:\n\n",
 /// or numbered line that is not a path. List markers, backticks and quotes are stripped,
 /// "none"-like lines skipped; at most [`MAX_REQUIRED_PATHS`], no duplicates. A numbered
 /// item that is a bare word ("1. Makefile") reads as the next section's title.
+///
+/// NOTE: written over bytes (every mark it strips is ASCII, so every cut falls between
+/// characters): the `str` pattern searchers it would otherwise use cost about 4 KB of wasm.
 pub(crate) fn required_files(summary: &str) -> Vec<String> {
     let mut paths = Vec::new();
-    let mut lines = summary.lines();
+    let mut lines = pieces(summary, b'\n');
     let Some(after_title) = lines.by_ref().find_map(section_title_rest) else {
         return paths;
     };
@@ -189,41 +172,81 @@ pub(crate) fn required_files(summary: &str) -> Vec<String> {
         if paths.len() >= MAX_REQUIRED_PATHS || ends_section(line) {
             break;
         }
-        add_paths(list_item(line.trim()), &mut paths);
+        add_paths(list_item(trim(line, b"")), &mut paths);
     }
     paths
+}
+
+/// The pieces of `text` between its ASCII bytes `byte`.
+fn pieces(text: &str, byte: u8) -> impl Iterator<Item = &str> {
+    let mut rest = Some(text);
+    std::iter::from_fn(move || {
+        let text = rest?;
+        let (piece, after) = crate::core::text::split_once_byte(text, byte).map_or((text, None), |(a, b)| (a, Some(b)));
+        rest = after;
+        Some(piece)
+    })
+}
+
+/// `text` without the white space and the `marks` at either end.
+fn trim<'a>(text: &'a str, marks: &[u8]) -> &'a str {
+    trim_end(trim_start(text, marks), marks)
+}
+
+/// `text` without the white space and the `marks` it starts with.
+fn trim_start<'a>(text: &'a str, marks: &[u8]) -> &'a str {
+    let skip = text.bytes().take_while(|b| b.is_ascii_whitespace() || marks.contains(b)).count();
+    text.get(skip..).unwrap_or_default()
+}
+
+/// `text` without the white space and the `marks` it ends with.
+fn trim_end<'a>(text: &'a str, marks: &[u8]) -> &'a str {
+    let drop = text.bytes().rev().take_while(|b| b.is_ascii_whitespace() || marks.contains(b)).count();
+    text.get(..text.len() - drop).unwrap_or_default()
+}
+
+/// The number of ASCII digits `text` starts with.
+fn digit_count(text: &str) -> usize {
+    text.bytes().take_while(u8::is_ascii_digit).count()
 }
 
 /// What follows the first `:` of a "required files" title line, or `None` if `line` is not one.
 fn section_title_rest(line: &str) -> Option<&str> {
     const TITLE: &str = "required file";
-    let text = line.trim_start().trim_start_matches(['#', '*', '_', ' ', '\t']);
-    let text = numbered(text).unwrap_or(text).trim_start_matches(['*', '_', ' ', '\t']);
+    let text = trim_start(line, b"#*_");
+    let text = trim_start(numbered(text).unwrap_or(text), b"*_");
     if !text.get(..TITLE.len())?.eq_ignore_ascii_case(TITLE) {
         return None;
     }
     let rest = text.get(TITLE.len()..)?;
-    let rest = rest.strip_prefix(['s', 'S']).unwrap_or(rest).trim_start_matches(['*', '_', ' ', '\t']);
-    match rest.chars().next() {
+    let rest = trim_start(rest.strip_prefix('s').or_else(|| rest.strip_prefix('S')).unwrap_or(rest), b"*_");
+    match rest.bytes().next() {
         None => Some(""),
-        Some(':' | '(') => Some(rest.split_once(':').map_or("", |(_, items)| items)),
+        Some(b':' | b'(') => Some(crate::core::text::split_once_byte(rest, b':').map_or("", |(_, items)| items)),
         Some(_) => None,
     }
 }
 
 /// The text after a leading `N.` or `N)` (one or two digits) and white space.
 fn numbered(text: &str) -> Option<&str> {
-    let digits = text.find(|c: char| !c.is_ascii_digit())?;
-    let rest = text.get(digits..)?.strip_prefix(['.', ')'])?;
-    let spaced = rest.is_empty() || rest.starts_with([' ', '\t', '*']);
-    ((1..=2).contains(&digits) && spaced).then(|| rest.trim_start())
+    let digits = digit_count(text);
+    let rest = text.get(digits..)?;
+    let rest = rest.strip_prefix('.').or_else(|| rest.strip_prefix(')'))?;
+    let spaced = rest.bytes().next().map_or(true, |b| matches!(b, b' ' | b'\t' | b'*'));
+    ((1..=2).contains(&digits) && spaced).then(|| trim_start(rest, b""))
 }
 
 /// `text` without a leading list marker (`-`, `*`, `+`, `•`, `N.`, `N)`).
 fn list_item(text: &str) -> &str {
-    if let Some(rest) = text.strip_prefix(['-', '*', '+', '•']) {
-        if rest.is_empty() || rest.starts_with([' ', '\t']) {
-            return rest.trim_start();
+    let marker = match text.bytes().next() {
+        Some(b'-' | b'*' | b'+') => 1,
+        _ if text.starts_with('•') => '•'.len_utf8(),
+        _ => 0,
+    };
+    if marker > 0 {
+        let rest = text.get(marker..).unwrap_or_default();
+        if rest.bytes().next().map_or(true, |b| b == b' ' || b == b'\t') {
+            return trim_start(rest, b"");
         }
     }
     numbered(text).unwrap_or(text)
@@ -232,11 +255,11 @@ fn list_item(text: &str) -> &str {
 /// Whether `line` starts the next section: a heading, or a numbered line or bold line whose
 /// first word is not a path.
 fn ends_section(line: &str) -> bool {
-    let text = line.trim();
+    let text = trim(line, b"");
     if text.starts_with('#') {
         return true;
     }
-    let bold = text.strip_prefix("**").map(|t| t.trim_start_matches('*'));
+    let bold = text.strip_prefix("**").map(|t| trim_start(t, b"*"));
     let Some(item) = numbered(bold.unwrap_or(text)).or(bold) else {
         return false;
     };
@@ -245,7 +268,7 @@ fn ends_section(line: &str) -> bool {
 
 /// Adds the paths in `text` (separated by commas) to `paths`, up to the limit.
 fn add_paths(text: &str, paths: &mut Vec<String>) {
-    for piece in text.split(',') {
+    for piece in pieces(text, b',') {
         let Some(path) = path_in(piece) else { continue };
         let none = ["none", "n/a", "nothing", "-"].iter().any(|n| path.eq_ignore_ascii_case(n));
         if !none && paths.len() < MAX_REQUIRED_PATHS && !paths.iter().any(|p| p == path) {
@@ -257,23 +280,23 @@ fn add_paths(text: &str, paths: &mut Vec<String>) {
 /// The path `piece` names: what backticks or quotes enclose, else its first word when that
 /// looks like a path (has `/`, `\` or `.`) or is all there is. `None` for prose.
 fn path_in(piece: &str) -> Option<&str> {
-    let text = piece.trim().trim_start_matches(['*', '(']);
-    let quote = text.chars().next().filter(|c| matches!(c, '`' | '"' | '\''));
-    let path = match quote {
-        Some(q) => {
+    let text = trim_start(piece, b"*(");
+    let path = match text.bytes().next() {
+        Some(quote @ (b'`' | b'"' | b'\'')) => {
             let inner = text.get(1..)?;
-            inner.split(q).next().unwrap_or(inner)
+            crate::core::text::split_once_byte(inner, quote).map_or(inner, |(path, _)| path)
         }
-        None => {
-            let word = text.split_whitespace().next()?;
-            let alone = word.len() == text.trim_end_matches(['*', ')']).len();
-            if !alone && !word.contains(['/', '\\', '.']) {
+        _ => {
+            let end = text.bytes().position(|b| b.is_ascii_whitespace()).unwrap_or(text.len());
+            let word = text.get(..end)?;
+            let alone = end == trim_end(text, b"*)").len();
+            if !alone && !word.bytes().any(|b| matches!(b, b'/' | b'\\' | b'.')) {
                 return None;
             }
             word
         }
     };
-    let path = path.trim_matches(['*', '`', '"', '\'', ':', ';', '(', ')']).trim_end_matches('.').trim();
+    let path = trim_end(trim(path, b"*`\"':;()"), b".");
     (!path.is_empty()).then_some(path)
 }
 
@@ -301,41 +324,59 @@ pub(crate) fn keep_files(entries: Vec<(String, String)>) -> Vec<(String, String)
     kept
 }
 
+/// The byte offsets of every `marker` in `id`.
+fn occurrences<'a>(id: &'a str, marker: &'a str) -> impl Iterator<Item = usize> + 'a {
+    let mut from = 0;
+    std::iter::from_fn(move || {
+        let at = from + crate::core::text::find(id.get(from..)?, marker)?;
+        from = at + 1;
+        Some(at)
+    })
+}
+
 /// The version in `id` after one of the occurrences of `marker`, optionally after one `-`,
 /// `_` or space: a number under 20 (not followed by `b`, as in `qwen-14b`), then the minor
 /// number after `.` or `p` (`glm-4.5`, `deepseek-v3p2`), 0 when there is none.
 fn version_after(id: &str, marker: &str) -> Option<(u32, u32)> {
-    id.match_indices(marker).find_map(|(at, _)| {
+    occurrences(id, marker).find_map(|at| {
         let rest = id.get(at + marker.len()..)?;
-        let rest = rest.strip_prefix(['-', '_', ' ']).unwrap_or(rest);
+        let rest = match rest.bytes().next() {
+            Some(b'-' | b'_' | b' ') => rest.get(1..)?,
+            _ => rest,
+        };
         let (major, rest) = leading_number(rest)?;
         if major >= 20 || rest.starts_with('b') {
             return None;
         }
-        let minor = rest.strip_prefix(['.', 'p']).and_then(leading_number).map_or(0, |(minor, _)| minor);
+        let minor = match rest.bytes().next() {
+            Some(b'.' | b'p') => rest.get(1..).and_then(leading_number).map_or(0, |(minor, _)| minor),
+            _ => 0,
+        };
         Some((major, minor))
     })
 }
 
 /// The number (one or two digits) `text` starts with, and the text after it.
 fn leading_number(text: &str) -> Option<(u32, &str)> {
-    let end = text.find(|c: char| !c.is_ascii_digit()).unwrap_or(text.len());
+    let end = digit_count(text);
     if !(1..=2).contains(&end) {
         return None;
     }
-    Some((text.get(..end)?.parse().ok()?, text.get(end..)?))
+    let number = text.bytes().take(end).fold(0, |n, b| n * 10 + u32::from(b - b'0'));
+    Some((number, text.get(end..)?))
 }
 
 /// Whether the lower-cased `id` is Claude 4 or later: the Claude Code aliases `opus` and
 /// `sonnet`, the newer names (fable, mythos), or a version of 4 or more (the first number
 /// after "claude" that is not a date, or after opus/sonnet/haiku when "claude" is absent).
 fn is_claude_4_plus(id: &str) -> bool {
-    if matches!(id.trim(), "opus" | "sonnet") || id.contains("fable") || id.contains("mythos") {
+    let has = |name| crate::core::text::contains(id, name);
+    if matches!(trim(id, b""), "opus" | "sonnet") || has("fable") || has("mythos") {
         return true;
     }
-    if let Some(at) = id.find("claude") {
+    if let Some(at) = crate::core::text::find(id, "claude") {
         let rest = id.get(at..).unwrap_or_default();
-        let digits = rest.find(|c: char| c.is_ascii_digit()).and_then(|d| rest.get(d..));
+        let digits = rest.bytes().position(|b| b.is_ascii_digit()).and_then(|d| rest.get(d..));
         return digits.and_then(leading_number).is_some_and(|(major, _)| major >= 4);
     }
     ["opus", "sonnet", "haiku"].iter().any(|family| version_after(id, family).is_some_and(|(major, _)| major >= 4))
@@ -348,17 +389,20 @@ fn is_claude_4_plus(id: &str) -> bool {
 /// suffixes and any case are tolerated.
 pub(crate) fn is_next_gen(model_id: &str) -> bool {
     let id = model_id.to_ascii_lowercase();
-    let at_least = |marker: &str, min: (u32, u32)| version_after(&id, marker).is_some_and(|v| v >= min);
-    is_claude_4_plus(&id)
-        || at_least("gemini", (2, 5))
-        || at_least("grok", (4, 0))
-        || at_least("gpt", (5, 0))
-        || id.contains("gpt-oss")
-        || id.contains("minimax")
-        || (at_least("deepseek-v", (3, 2)) && !id.contains("speciale"))
-        || at_least("kimi-k", (2, 0))
-        || at_least("qwen", (3, 0))
-        || at_least("glm", (4, 5))
+    let has = |name| crate::core::text::contains(&id, name);
+    const AT_LEAST: [(&str, (u32, u32)); 7] = [
+        ("gemini", (2, 5)),
+        ("grok", (4, 0)),
+        ("gpt", (5, 0)),
+        ("kimi-k", (2, 0)),
+        ("qwen", (3, 0)),
+        ("glm", (4, 5)),
+        ("deepseek-v", (3, 2)),
+    ];
+    let listed = AT_LEAST.iter().enumerate().any(|(i, (marker, min))| {
+        version_after(&id, marker).is_some_and(|v| v >= *min) && (i < 6 || !has("speciale"))
+    });
+    listed || is_claude_4_plus(&id) || has("gpt-oss") || has("minimax")
 }
 
 /// Whether the anthropic `model_id` is one of the models §6.1 lists for the provider's
@@ -380,17 +424,14 @@ pub(crate) fn supports_native_compaction(model_id: &str) -> bool {
         "claude-mythos-preview",
     ];
     let id: String = model_id.chars().map(|c| if c == '.' { '-' } else { c.to_ascii_lowercase() }).collect();
+    let word = |b: Option<u8>| b.is_some_and(|b| b.is_ascii_alphanumeric());
     LISTED.iter().any(|name| {
-        id.match_indices(name).any(|(at, _)| {
-            let before = id.get(..at).and_then(|b| b.chars().next_back());
+        occurrences(&id, name).any(|at| {
+            let before = at.checked_sub(1).and_then(|i| id.as_bytes().get(i).copied());
             let rest = id.get(at + name.len()..).unwrap_or_default();
-            let minor = rest.strip_prefix('-').is_some_and(|r| {
-                let digits = r.find(|c: char| !c.is_ascii_digit()).unwrap_or(r.len());
-                (1..8).contains(&digits)
-            });
-            !before.is_some_and(char::is_alphanumeric)
-                && !rest.chars().next().is_some_and(char::is_alphanumeric)
-                && !minor
+            // A date is 8 digits: `-1` to `-9999999` is another minor version.
+            let minor = rest.strip_prefix('-').is_some_and(|r| (1..8).contains(&digit_count(r)));
+            !word(before) && !word(rest.bytes().next()) && !minor
         })
     })
 }

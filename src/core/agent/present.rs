@@ -59,6 +59,8 @@ impl Ctx {
             Chunk::Item { item } => turn::add_block(&mut round.parts, turn::item(self.config.format, item)),
             Chunk::Compaction { content, encrypted_content, id } => {
                 let provider = self.config.format;
+                // NOTE: an empty summary is a failed compaction, as the builder sends it back.
+                let content = content.filter(|c| !c.is_empty());
                 round.compaction = true;
                 turn::add_block(
                     &mut round.parts,

@@ -84,6 +84,9 @@ impl Task {
             self.ctx.finish_reasoning(round);
             self.ctx.record_reply(round, Some(texts::INTERRUPTED_BY_API_ERROR));
             self.ctx.finish_api_req(round, Some(("streaming_failed", failure.message.as_str())));
+            if round.compaction {
+                self.ctx.provider_compacted(round);
+            }
             round.stream = StreamPhase::FailedMidStream { failure };
             self.ctx.present(round);
             return;
@@ -269,6 +272,8 @@ impl Task {
             // NOTE: the response held only the compaction (§6.2 pause): no tool, no mistake;
             // the task goes on in the same round from the carrier and the re-insertion.
             let content = self.ctx.reinsertion();
+            // NOTE: the request that goes on after the pause is no new compaction (§8).
+            self.ctx.context.unmeasured = false;
             self.begin_request(content, false);
             return;
         }

@@ -172,68 +172,55 @@ impl ContextConfig {
         format: Format,
         read_required_files: bool,
     ) -> Result<Self, String> {
-        let at = "options.contextManagement";
         let Some(value) = object_member(options, "options", "contextManagement")? else {
             return Ok(Self::default());
         };
-        let strategy = match string(value, at, "strategy")?.as_deref() {
-            None => Strategy::Truncate,
-            Some(name) => match Strategy::NAMES.iter().position(|n| *n == name) {
-                Some(0) => Strategy::Truncate,
-                Some(1) => Strategy::Summarize,
-                Some(2) => Strategy::Edit,
-                Some(3) => Strategy::Native,
-                Some(_) => Strategy::Auto,
-                None => return Err(format!("{at}.strategy must be one of \"{}\"", Strategy::NAMES.join("\", \""))),
-            },
+        let strategy = match string(value, AT, "strategy")?.as_deref() {
+            None | Some("truncate") => Strategy::Truncate,
+            Some("summarize") => Strategy::Summarize,
+            Some("edit") => Strategy::Edit,
+            Some("native") => Strategy::Native,
+            Some("auto") => Strategy::Auto,
+            Some(_) => {
+                return Err(must(AT, "strategy", "\"truncate\", \"summarize\", \"edit\", \"native\" or \"auto\""))
+            }
         };
-        let positive = |field: &str| match whole(value, at, field) {
-            Ok(Some(0)) | Err(_) => Err(format!("{at}.{field} must be a positive whole number")),
+        let positive = |field: &str| match whole(value, AT, field) {
+            Ok(Some(0)) | Err(_) => Err(must(AT, field, "a positive whole number")),
             other => other,
         };
         let max_context_tokens = positive("maxContextTokens")?;
         let max_consecutive_compactions = positive("maxConsecutiveCompactions")?.unwrap_or(3);
         let edit = match value.get("edit") {
-            None | Some(Json::Bool(false)) | Some(Json::Null) => None,
+            None | Some(Json::Bool(false) | Json::Null) => None,
             Some(Json::Bool(true)) => Some(EditConfig::default()),
-            Some(edit) => Some(edit_config(edit, &format!("{at}.edit"))?),
+            Some(edit) => Some(edit_config(edit)?),
         };
         let edit = if strategy == Strategy::Edit { Some(edit.unwrap_or_default()) } else { edit };
-        let summarize_at = format!("{at}.summarize");
-        let summarize = object_member(value, at, "summarize")?;
         let empty = Json::object();
-        let summarize = summarize.unwrap_or(&empty);
-        let all_models = match string(summarize, &summarize_at, "models")?.as_deref() {
+        let summarize = object_member(value, AT, "summarize")?.unwrap_or(&empty);
+        let all_models = match string(summarize, SUMMARIZE_AT, "models")?.as_deref() {
             None | Some("next-gen") => false,
             Some("all") => true,
-            Some(_) => return Err(format!("{summarize_at}.models must be \"next-gen\" or \"all\"")),
+            Some(_) => return Err(must(SUMMARIZE_AT, "models", "\"next-gen\" or \"all\"")),
         };
-        let summarize = SummarizeConfig {
-            all_models,
-            instructions: string(summarize, &summarize_at, "instructions")?,
-            read_required_files,
-        };
-        let native_at = format!("{at}.native");
-        let native = object_member(value, at, "native")?.unwrap_or(&empty);
-        let defaults = NativeConfig::default();
-        let endpoint = match string(native, &native_at, "openai")?.as_deref() {
-            None | Some("inline") => false,
-            Some("endpoint") => {
-                return Err(format!(
-                    "{native_at}.openai \"endpoint\" (compaction through /responses/compact) is not supported by this \
-                     version of clew; use \"inline\""
-                ))
-            }
-            Some(_) => return Err(format!("{native_at}.openai must be \"inline\" or \"endpoint\"")),
-        };
+        let summarize =
+            SummarizeConfig { all_models, instructions: string(summarize, SUMMARIZE_AT, "instructions")?, read_required_files };
+        let native = object_member(value, AT, "native")?.unwrap_or(&empty);
+        match string(native, NATIVE_AT, "openai")?.as_deref() {
+            None | Some("inline") => {}
+            // NOTE: compaction through `/responses/compact` (CONTEXT §6.3) is not built yet.
+            Some(_) => return Err(must(NATIVE_AT, "openai", "\"inline\" (\"endpoint\" is not supported yet)")),
+        }
+        let flag_or = |field: &str, default: bool| flag(native, NATIVE_AT, field).map(|v| v.unwrap_or(default));
         let native = NativeConfig {
-            instructions: string(native, &native_at, "instructions")?,
-            pause_after_compaction: flag(native, &native_at, "pauseAfterCompaction")?
-                .unwrap_or(defaults.pause_after_compaction),
-            drop_compacted: flag(native, &native_at, "dropCompacted")?.unwrap_or(defaults.drop_compacted),
-            endpoint,
-            server_edits: flag(native, &native_at, "serverEdits")?.unwrap_or(false),
+            instructions: string(native, NATIVE_AT, "instructions")?,
+            pause_after_compaction: flag_or("pauseAfterCompaction", true)?,
+            drop_compacted: flag_or("dropCompacted", true)?,
+            endpoint: false,
+            server_edits: flag_or("serverEdits", false)?,
         };
+        let has = |name: &str| crate::core::text::contains(model_id, name);
         let mut config = Self {
             strategy,
             max_context_tokens,
@@ -243,9 +230,7 @@ impl ContextConfig {
             native,
             native_supported: false,
             summarize_eligible: all_models || super::context_texts::is_next_gen(model_id),
-            refuses_old_thinking: ["fable-5-1", "fable-5.1", "mythos-5-1", "mythos-5.1"]
-                .iter()
-                .any(|name| model_id.contains(name)),
+            refuses_old_thinking: ["fable-5-1", "fable-5.1", "mythos-5-1", "mythos-5.1"].iter().any(|name| has(name)),
         };
         config.native_supported = match format {
             Format::OpenAiResponses => true,
@@ -256,45 +241,56 @@ impl ContextConfig {
             _ => false,
         };
         if strategy == Strategy::Native && !config.native_supported {
-            return Err(format!(
-                "{at}.strategy \"native\" needs a format and model that compact on the server: \
-                 OpenAI Responses, or Anthropic with a listed model (or model.info.supportsCompaction) \
-                 and a limit of at least {ANTHROPIC_COMPACTION_FLOOR} tokens"
+            return Err(must(
+                AT,
+                "strategy",
+                "\"native\" only with OpenAI Responses, or Anthropic with a listed model (or \
+                 model.info.supportsCompaction) and a limit of at least 50000 tokens",
             ));
         }
         Ok(config)
     }
 }
 
+/// Where the options are, for errors.
+const AT: &str = "options.contextManagement";
+const EDIT_AT: &str = "options.contextManagement.edit";
+const SUMMARIZE_AT: &str = "options.contextManagement.summarize";
+const NATIVE_AT: &str = "options.contextManagement.native";
+
+/// `<at>.<field> must be <what>`.
+fn must(at: &str, field: &str, what: &str) -> String {
+    [at, ".", field, " must be ", what].concat()
+}
+
 /// `value[field]` as a whole number, 0 or more (`count` would take 1.5 as 1).
 fn whole(value: &Json, at: &str, field: &str) -> Result<Option<u64>, String> {
     match value.get(field) {
         None => Ok(None),
-        Some(n) => n.as_u64().map(Some).ok_or_else(|| format!("{at}.{field} must be a whole number, 0 or more")),
+        Some(n) => n.as_u64().map(Some).ok_or_else(|| must(at, field, "a whole number, 0 or more")),
     }
 }
 
 /// Reads `contextManagement.edit` given as an object.
-fn edit_config(edit: &Json, at: &str) -> Result<EditConfig, String> {
-    let edit =
-        crate::core::json::fields::object(edit, at).map_err(|_| format!("{at} must be false, true or an object"))?;
-    let defaults = EditConfig::default();
+fn edit_config(edit: &Json) -> Result<EditConfig, String> {
+    let at = EDIT_AT;
+    if !edit.is_object() {
+        return Err([at, " must be false, true or an object"].concat());
+    }
     let keep_thinking_turns = match edit.get("keepThinkingTurns") {
-        None => defaults.keep_thinking_turns,
+        None => Some(1),
         Some(Json::String(all)) if all == "all" => None,
-        Some(_) => Some(
-            whole(edit, at, "keepThinkingTurns")
-                .ok()
-                .flatten()
-                .ok_or_else(|| format!("{at}.keepThinkingTurns must be a whole number or \"all\""))?,
-        ),
+        Some(_) => match whole(edit, at, "keepThinkingTurns") {
+            Ok(Some(turns)) => Some(turns),
+            _ => return Err(must(at, "keepThinkingTurns", "a whole number or \"all\"")),
+        },
     };
     let mut exclude_tools = Vec::new();
     for name in list(edit, at, "excludeTools")? {
-        exclude_tools.push(name.as_str().ok_or_else(|| format!("{at}.excludeTools must be tool names"))?.to_owned());
+        exclude_tools.push(name.as_str().ok_or_else(|| must(at, "excludeTools", "tool names"))?.to_owned());
     }
     Ok(EditConfig {
-        keep_tool_uses: whole(edit, at, "keepToolUses")?.unwrap_or(defaults.keep_tool_uses),
+        keep_tool_uses: whole(edit, at, "keepToolUses")?.unwrap_or(3),
         keep_thinking_turns,
         exclude_tools,
         clear_tool_inputs: flag(edit, at, "clearToolInputs")?.unwrap_or(false),

@@ -308,7 +308,11 @@ impl Ctx {
     pub(crate) fn reinsertion(&self) -> Vec<ContentBlock> {
         let before = self.history.len().checked_sub(2).and_then(|at| self.history.get(at));
         let sent = before.filter(|m| m.role == Role::User).map(|m| m.content.blocks()).unwrap_or_default();
-        let mut content = vec![ContentBlock::text(self.task_reminder())];
+        let reminder = self.task_reminder();
+        // NOTE: after a pause in a row, the content sent already opens with the reminder.
+        let sent: Vec<ContentBlock> =
+            sent.into_iter().filter(|b| !matches!(b, ContentBlock::Text { text, .. } if *text == reminder)).collect();
+        let mut content = vec![ContentBlock::text(reminder)];
         content.extend(view::results_as_text(sent));
         content
     }
