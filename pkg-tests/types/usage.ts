@@ -148,7 +148,7 @@ async function run(): Promise<void> {
     strategy: "summarize", maxContextTokens: 100_000, maxConsecutiveCompactions: 2,
     edit: { keepToolUses: 2, keepThinkingTurns: "all", excludeTools: ["read_file"] },
     summarize: { models: "all", instructions: "the API", readRequiredFiles: async (paths, { signal }): Promise<RequiredFile[]> => (signal.aborted ? [] : paths.map((path) => ({ path, content: "" }))) },
-    native: { openai: "endpoint", pauseAfterCompaction: false, dropCompacted: true, serverEdits: true },
+    native: { openai: "inline", pauseAfterCompaction: false, dropCompacted: true, serverEdits: true },
   };
   const condensing = new Task({ model: { ...settings, info: { supportsCompaction: true } }, contextManagement: context, say: (m) => {
     if (m.say === "compaction" && m.text) { const c: CompactionSay = JSON.parse(m.text); const before: number | null = c.tokensBefore; void before; if (c.kind === "summary") void c.summary; }

@@ -274,8 +274,8 @@ export interface ApiReqStartedSay {
   contextTokens?: number;
   /** The request's view was cut for it (a truncation or an edit; a retry after a context-window error keeps the message). */
   contextTruncated?: true;
-  /** A compaction pass: the summarize request, a response holding a provider compaction, an endpoint call. */
-  compactionPass?: "summary" | "native" | "endpoint";
+  /** A compaction pass: the summarize request, or a response holding a provider compaction. */
+  compactionPass?: "summary" | "native";
   /** The reply was cut: `"user_cancelled"` (abort) or `"streaming_failed"`, with the error's text. */
   cancelReason?: string;
   streamingFailedMessage?: string;
@@ -362,8 +362,8 @@ export interface ContextManagementOptions {
     pauseAfterCompaction?: boolean;
     /** Requests start at the newest compaction (default true); false sends the whole history with it. */
     dropCompacted?: boolean;
-    /** OpenAI Responses: compact inline (default) or through `/responses/compact`. */
-    openai?: "inline" | "endpoint";
+    /** OpenAI Responses: compact inline, in the response (the only mode so far; `/responses/compact` is not supported yet). */
+    openai?: "inline";
     /** Anthropic: the server clears old tool uses and thinking (instead of the edit pre-pass). */
     serverEdits?: boolean;
   };

@@ -33,37 +33,44 @@ pub struct ViewPlan<'a> {
     pub thinking_before: Option<usize>,
 }
 
-/// The blocks of `message`.
-fn blocks(message: &Message) -> Vec<ContentBlock> {
-    message.content.blocks()
-}
-
 /// A result's text, images dropped.
 fn result_text(content: &Content) -> String {
-    let texts: Vec<String> = content
-        .blocks()
-        .into_iter()
-        .filter_map(|b| match b {
-            ContentBlock::Text { text, .. } => Some(text),
-            _ => None,
-        })
-        .collect();
-    texts.join("\n")
+    let mut text = String::new();
+    let blocks = match content {
+        Content::Text(only) => return only.clone(),
+        Content::Blocks(blocks) => blocks,
+    };
+    for block in blocks {
+        if let ContentBlock::Text { text: part, .. } = block {
+            if !text.is_empty() {
+                text.push('\n');
+            }
+            text.push_str(part);
+        }
+    }
+    text
 }
 
 /// Every result block of `blocks` as a text block (R2).
-pub(crate) fn results_as_text(blocks: Vec<ContentBlock>) -> Vec<ContentBlock> {
+pub(crate) fn results_as_text(mut blocks: Vec<ContentBlock>) -> Vec<ContentBlock> {
+    for block in &mut blocks {
+        if let ContentBlock::ToolResult { content, .. } = block {
+            *block = ContentBlock::text(result_text(content));
+        }
+    }
     blocks
-        .into_iter()
-        .map(|b| match b {
-            ContentBlock::ToolResult { content, .. } => ContentBlock::text(result_text(&content)),
-            other => other,
-        })
-        .collect()
+}
+
+/// Whether `block` is reasoning.
+fn is_reasoning(block: &ContentBlock) -> bool {
+    matches!(block, ContentBlock::Thinking { .. } | ContentBlock::RedactedThinking { .. })
 }
 
 /// The view of `history` under `plan`, and for each of its messages the history message it is
 /// unchanged from (`None` for one the view changed), so that its JSON can be reused.
+///
+/// NOTE: one pass over each message's blocks applies every rule (measured: a chain of rewrites,
+/// each its own `collect`, cost several KB of wasm).
 pub fn view(history: &[Message], plan: &ViewPlan<'_>) -> (Vec<Message>, Vec<Option<usize>>) {
     let mut out: Vec<Message> = Vec::with_capacity(history.len());
     let mut sources: Vec<Option<usize>> = Vec::with_capacity(history.len());
@@ -71,143 +78,162 @@ pub fn view(history: &[Message], plan: &ViewPlan<'_>) -> (Vec<Message>, Vec<Opti
     // NOTE: a range belongs to the view's head (the task, or a carrier): one made before the
     // newest carrier lies before the view.
     let range = plan.range.filter(|range| range.start == from + 2);
-    let cleared = plan.edits.map(|(state, ..)| edit::cleared_set(state)).unwrap_or_default();
+    let (state, placeholder, clear_inputs) = match plan.edits {
+        Some((state, placeholder, clear_inputs)) => (Some(state), placeholder, clear_inputs),
+        None => (None, "", false),
+    };
+    let cleared = state.map(edit::cleared_set).unwrap_or_default();
     let first_reply_is_user = history.get(from + 1).is_some_and(|m| m.role == Role::User);
     for (i, message) in history.iter().enumerate().skip(from) {
-        if range.is_some_and(|r| (r.start..=r.end).contains(&i)) {
-            continue;
-        }
-        let mut changed: Option<Message> = None;
-        if i == 0 && plan.task_replaced {
-            let mut content = blocks(message);
-            if let Some(first) = content.first_mut() {
-                *first = ContentBlock::text(super::context_texts::continue_marker().to_owned());
+        let assistant = message.role == Role::Assistant;
+        let (notice_only, results_to_text) = match range {
+            Some(r) if (r.start..=r.end).contains(&i) => continue,
+            Some(r) => (assistant && i == from + 1, i == r.end + 1),
+            None => (false, false),
+        };
+        let task_text;
+        let blocks = match &message.content {
+            Content::Blocks(blocks) => blocks.as_slice(),
+            Content::Text(text) if i == 0 && plan.task_replaced => {
+                task_text = [ContentBlock::text(text.clone())];
+                &task_text
             }
-            changed = Some(Message { role: message.role, content: Content::Blocks(content) });
-        }
-        if let Some(range) = range {
-            if i == from + 1 && message.role == Role::Assistant {
-                let notice = vec![ContentBlock::text(texts::history_truncated().to_owned())];
-                changed = Some(Message { role: Role::Assistant, content: Content::Blocks(notice) });
-            } else if i == range.end + 1 {
-                let mut content = results_as_text(blocks(message));
-                if first_reply_is_user {
-                    content.insert(0, ContentBlock::text(texts::history_truncated().to_owned()));
-                }
-                changed = Some(Message { role: message.role, content: Content::Blocks(content) });
-            }
-        }
-        if plan.from == Some(i) {
-            changed = Some(carrier(changed.as_ref().unwrap_or(message)));
-        }
-        if let Some((state, placeholder, clear_inputs)) = plan.edits {
-            let base = changed.as_ref().unwrap_or(message);
-            if let Some(edited) = edit::edited(base, i, state, &cleared, placeholder, clear_inputs) {
-                changed = Some(edited);
-            }
-        }
-        if plan.thinking_before.is_some_and(|before| i < before) && message.role == Role::Assistant {
-            let base = changed.as_ref().unwrap_or(message);
-            let content: Vec<ContentBlock> = blocks(base)
-                .into_iter()
-                .filter(|b| !matches!(b, ContentBlock::Thinking { .. } | ContentBlock::RedactedThinking { .. }))
-                .collect();
-            changed = Some(Message { role: message.role, content: Content::Blocks(content) });
-        }
-        match changed {
-            Some(message) => {
-                out.push(message);
-                sources.push(None);
-            }
-            None => {
+            Content::Text(_) => {
                 out.push(message.clone());
                 sources.push(Some(i));
+                continue;
+            }
+        };
+        let drop_thinking = assistant
+            && (state.is_some_and(|s| i < s.thinking_before) || plan.thinking_before.is_some_and(|b| i < b));
+        // A carrier starts at its (last) compaction unless a call of its turn comes before it.
+        let mut skip = 0;
+        if plan.from == Some(i) {
+            let at = blocks.iter().rposition(|b| matches!(b, ContentBlock::Compaction { .. })).unwrap_or(0);
+            if !blocks.iter().take(at).any(|b| matches!(b, ContentBlock::ToolUse { .. })) {
+                skip = at;
             }
         }
-    }
-    for changed in repair(&mut out) {
-        if let Some(source) = sources.get_mut(changed) {
-            *source = None;
+        // A result's key is its own message's; a call's, the next message's (where its result is).
+        let key_at = if assistant { i + 1 } else { i };
+        let is_cleared = |id: &str| !cleared.is_empty() && cleared.contains_key(edit::result_key(key_at, id).as_bytes());
+        let touched = notice_only
+            || results_to_text
+            || skip > 0
+            || (i == 0 && plan.task_replaced)
+            || blocks.iter().any(|b| match b {
+                ContentBlock::ToolResult { tool_use_id, .. } => is_cleared(tool_use_id),
+                ContentBlock::ToolUse { id, .. } => clear_inputs && is_cleared(id),
+                other => drop_thinking && is_reasoning(other),
+            });
+        if !touched {
+            out.push(message.clone());
+            sources.push(Some(i));
+            continue;
         }
+        let mut content = Vec::with_capacity(blocks.len() + 1);
+        if notice_only || (results_to_text && first_reply_is_user) {
+            content.push(ContentBlock::text(texts::history_truncated().to_owned()));
+        }
+        for (at, block) in blocks.iter().enumerate().skip(skip) {
+            if notice_only || (drop_thinking && is_reasoning(block)) {
+                continue;
+            }
+            content.push(match block {
+                _ if at == 0 && i == 0 && plan.task_replaced => {
+                    ContentBlock::text(super::context_texts::continue_marker().to_owned())
+                }
+                ContentBlock::ToolResult { content, .. } if results_to_text => ContentBlock::text(result_text(content)),
+                ContentBlock::ToolResult { tool_use_id, is_error, .. } if is_cleared(tool_use_id) => {
+                    ContentBlock::ToolResult {
+                        tool_use_id: tool_use_id.clone(),
+                        content: Content::Text(placeholder.to_owned()),
+                        is_error: *is_error,
+                    }
+                }
+                ContentBlock::ToolUse { id, name, signature, .. } if clear_inputs && is_cleared(id) => {
+                    ContentBlock::ToolUse {
+                        id: id.clone(),
+                        name: name.clone(),
+                        input: crate::core::json::Json::object(),
+                        signature: signature.clone(),
+                    }
+                }
+                other => other.clone(),
+            });
+        }
+        out.push(Message { role: message.role, content: Content::Blocks(content) });
+        sources.push(None);
     }
+    repair(&mut out, &mut sources);
     (out, sources)
 }
 
-/// The carrier as the view's first message: with the compaction first (Anthropic), as it is;
-/// blocks before an OpenAI compaction item are left out unless one of them is a call (which
-/// must keep its result, I2).
-fn carrier(message: &Message) -> Message {
-    let content = blocks(message);
-    let at = content.iter().rposition(|b| matches!(b, ContentBlock::Compaction { .. })).unwrap_or(0);
-    let calls_before = content.iter().take(at).any(|b| matches!(b, ContentBlock::ToolUse { .. }));
-    let content = if calls_before { content } else { content.into_iter().skip(at).collect() };
-    Message { role: message.role, content: Content::Blocks(content) }
+/// Whether `message` holds a call (`calls`) or a result of `id`.
+fn holds(message: &Message, calls: bool, id: &str) -> bool {
+    let Content::Blocks(blocks) = &message.content else { return false };
+    blocks.iter().any(|b| match b {
+        ContentBlock::ToolUse { id: call, .. } => calls && call == id,
+        ContentBlock::ToolResult { tool_use_id, .. } => !calls && tool_use_id == id,
+        _ => false,
+    })
 }
 
-/// The ids of the calls (assistant) or results (user) in `message`.
-fn ids(message: &Message, calls: bool) -> Vec<String> {
-    let Content::Blocks(blocks) = &message.content else { return Vec::new() };
-    blocks
-        .iter()
-        .filter_map(|b| match b {
-            ContentBlock::ToolUse { id, .. } if calls => Some(id.clone()),
-            ContentBlock::ToolResult { tool_use_id, .. } if !calls => Some(tool_use_id.clone()),
-            _ => None,
-        })
-        .collect()
-}
-
-/// The repair net (R3): returns the indices of the messages it changed.
-pub(crate) fn repair(messages: &mut [Message]) -> Vec<usize> {
-    let mut changed = Vec::new();
-    let calls: Vec<Vec<String>> =
-        messages.iter().map(|m| if m.role == Role::Assistant { ids(m, true) } else { Vec::new() }).collect();
-    let results: Vec<Vec<String>> =
-        messages.iter().map(|m| if m.role == Role::User { ids(m, false) } else { Vec::new() }).collect();
-    let empty = Vec::new();
+/// The repair net (R3), per turn: a call without a result in the next message gets an
+/// "unavailable" error result first there; a result without its call in the message before
+/// becomes text. The messages it changes lose their source.
+pub(crate) fn repair(messages: &mut [Message], sources: &mut [Option<usize>]) {
     for i in 0..messages.len() {
-        let asked = if i > 0 { calls.get(i - 1).unwrap_or(&empty) } else { &empty };
-        let Some(message) = messages.get_mut(i) else { continue };
-        let role = message.role;
-        let Content::Blocks(content) = &mut message.content else { continue };
-        let mut touched = false;
-        for block in content.iter_mut() {
-            if let ContentBlock::ToolResult { tool_use_id, content: result, .. } = block {
-                if role != Role::User || !asked.contains(tool_use_id) {
-                    *block = ContentBlock::text(result_text(result));
-                    touched = true;
-                }
-            }
-        }
-        if role == Role::Assistant {
-            let answered = results.get(i + 1).unwrap_or(&empty);
-            let missing: Vec<ContentBlock> = content
-                .iter()
-                .filter_map(|b| match b {
-                    ContentBlock::ToolUse { id, name, .. } if !answered.contains(id) => {
-                        Some(ContentBlock::ToolResult {
+        let mut missing = Vec::new();
+        let mut orphans = Vec::new();
+        if let Some(Message { role, content: Content::Blocks(blocks) }) = messages.get(i) {
+            for (at, block) in blocks.iter().enumerate() {
+                match block {
+                    ContentBlock::ToolUse { id, name, .. }
+                        if *role == Role::Assistant
+                            && !messages.get(i + 1).is_some_and(|next| next.role == Role::User && holds(next, false, id)) =>
+                    {
+                        missing.push(ContentBlock::ToolResult {
                             tool_use_id: id.clone(),
                             content: Content::Text(texts::tool_error(&texts::result_unavailable(name))),
                             is_error: true,
-                        })
+                        });
                     }
-                    _ => None,
-                })
-                .collect();
-            if !missing.is_empty() {
-                if let Some(next) = messages.get_mut(i + 1).filter(|m| m.role == Role::User) {
-                    let mut content = missing;
-                    content.extend(next.content.blocks());
-                    next.content = Content::Blocks(content);
-                    changed.push(i + 1);
+                    ContentBlock::ToolResult { tool_use_id, .. }
+                        if *role != Role::User
+                            || !i.checked_sub(1).and_then(|p| messages.get(p)).is_some_and(|previous| {
+                                previous.role == Role::Assistant && holds(previous, true, tool_use_id)
+                            }) =>
+                    {
+                        orphans.push(at);
+                    }
+                    _ => {}
                 }
             }
         }
-        if touched {
-            changed.push(i);
+        if let Some(Message { content: Content::Blocks(blocks), .. }) = messages.get_mut(i) {
+            for at in &orphans {
+                if let Some(block @ ContentBlock::ToolResult { .. }) = blocks.get_mut(*at) {
+                    if let ContentBlock::ToolResult { content, .. } = block {
+                        *block = ContentBlock::text(result_text(content));
+                    }
+                }
+            }
+        }
+        if !orphans.is_empty() {
+            if let Some(source) = sources.get_mut(i) {
+                *source = None;
+            }
+        }
+        if missing.is_empty() {
+            continue;
+        }
+        if let Some(next) = messages.get_mut(i + 1).filter(|m| m.role == Role::User) {
+            missing.extend(next.content.blocks());
+            next.content = Content::Blocks(missing);
+            if let Some(source) = sources.get_mut(i + 1) {
+                *source = None;
+            }
         }
     }
-    changed.sort_unstable();
-    changed.dedup();
-    changed
 }
