@@ -9,7 +9,7 @@ use super::super::task::Ctx;
 use super::super::texts;
 use super::context_texts;
 use super::{edit_pass, next_truncation_after, view, Keep, Strategy, ViewPlan};
-use crate::core::conversation::{ContentBlock, Message, Role};
+use crate::core::conversation::{Content, ContentBlock, Message, Role};
 use crate::core::json::Json;
 use crate::core::request::{KeepThinking, NativeContext, ServerEdits};
 use crate::core::stream::Format;
@@ -366,13 +366,16 @@ impl Ctx {
     /// The newest carrier whose compaction is a boundary: an Anthropic block with content, or
     /// an OpenAI item with its encrypted state (§6.2, §6.3; a failed compaction is none).
     pub(crate) fn carrier(&self) -> Option<usize> {
-        self.history.iter().rposition(|m| {
-            m.role == Role::Assistant
-                && m.content.blocks().iter().any(|b| match b {
-                    ContentBlock::Compaction { provider: Format::Anthropic, content, .. } => content.is_some(),
-                    ContentBlock::Compaction { encrypted_content, .. } => encrypted_content.is_some(),
-                    _ => false,
-                })
+        if !matches!(self.config.format, Format::Anthropic | Format::OpenAiResponses) {
+            return None;
+        }
+        self.history.iter().rposition(|m| match &m.content {
+            Content::Blocks(blocks) if m.role == Role::Assistant => blocks.iter().any(|b| match b {
+                ContentBlock::Compaction { provider: Format::Anthropic, content, .. } => content.is_some(),
+                ContentBlock::Compaction { encrypted_content, .. } => encrypted_content.is_some(),
+                _ => false,
+            }),
+            _ => false,
         })
     }
 
