@@ -181,6 +181,10 @@ impl Task {
     /// pending asks are asks of the transcript, blocks exist in the rebuilt parser, the
     /// deleted range lies in the history.
     pub(super) fn check_restored(&mut self) -> Result<(), String> {
+        if self.ctx.context.summarizing {
+            // NOTE: a summarize round (a manual condense too) parses `summarize_task`.
+            self.ctx.know_summarize_tool();
+        }
         let transcript = &self.ctx.transcript;
         let is_ask = |ts: u64| transcript.get(ts).is_some_and(|m| matches!(m.kind, MessageKind::Ask(_)));
         // NOTE: a summary taken while its reply streams (XML) ends the range at the reply, which
