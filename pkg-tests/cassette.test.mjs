@@ -385,7 +385,11 @@ for (const name of readdirSync(fixtures).filter((f) => /^v\d+-[a-z]+\.json$/.tes
     const expected = JSON.parse(readFileSync(new URL(name.replace(".json", ".end.json"), fixtures), "utf8"));
     const { outcome, task } = await replay(tape.model.format, tape);
     assert.deepEqual(outcome, expected.outcome);
-    assert.equal(JSON.stringify(task.messages), JSON.stringify(expected.messages));
+    // NOTE: since snapshot format 4 (context management) a finished request's
+    // `api_req_started` also says its context figure, which the earlier builds did not write.
+    const messages = task.messages.map((m) =>
+      m.say === "api_req_started" ? { ...m, text: m.text.replace(/,"contextTokens":\d+/, "") } : m);
+    assert.equal(JSON.stringify(messages), JSON.stringify(expected.messages));
     assert.equal(JSON.stringify(task.history), JSON.stringify(expected.history));
   });
 }

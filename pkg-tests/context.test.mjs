@@ -9,7 +9,7 @@ import { Task } from "clew";
 import { entryFor } from "./support/package-dir.mjs";
 
 const NOTICE = /some earlier messages of this conversation were removed to fit the context window/i;
-const MARKER = "[Keep assisting the user: the summary further on carries the task.]";
+const MARKER = "[Keep assisting: the summary below carries the task.]";
 
 /** A reply in chunk lines: `chunks`, then its usage (`tokens` in all, 10 of them output). */
 function reply(chunks, tokens = 100) {
@@ -200,9 +200,7 @@ test("an abort while readRequiredFiles runs: its signal fires, and its late answ
   assert.doesNotMatch(JSON.stringify(task.history), /Content of/);
 });
 
-// NOTE: a known gap of the core, kept visible: resume (snapshot/resume.rs) takes the wait for
-// the files as a tool call that is neither read-only nor idempotent, so the summary gets an
-// "outcome unknown" error result instead of the files being asked for again (CONTEXT §4.2-4).
+// Reading the files only reads: a restored task asks for them again (CONTEXT §4.2-4).
 test("a task snapshotted while readRequiredFiles runs asks for the files again once restored", async () => {
   let snapshot;
   const first = await summarizeTask((list, context, task) => {
@@ -227,10 +225,8 @@ test("a task snapshotted while readRequiredFiles runs asks for the files again o
   assert.match(textOf(requests[0].messages[2]), /Content of src\/app\.js:\n\nagain/);
 });
 
-// NOTE: a known gap of the core, kept visible: with XML tool calls the summarize_task call is
-// taken while its reply still streams, before the reply enters the history, so the range
-// stops short of it and the next request still sends it (between the notice and the
-// continuation). Native calls are taken once the reply has ended (the tests above).
+// With XML tool calls the summarize_task call is taken while its reply still streams: the
+// range still ends at that reply, which joins the history when it ends.
 test("summarize with XML tool calls: the summarize round's reply leaves the view too", async () => {
   const { requests, model } = scripted([
     () => reply([xmlRead("a.md")]),
