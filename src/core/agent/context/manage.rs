@@ -12,7 +12,7 @@ use super::{edit_pass, next_truncation_after, view, Keep, Strategy, ViewPlan};
 use crate::core::conversation::{Content, ContentBlock, Message, Role};
 use crate::core::json::Json;
 use crate::core::request::{KeepThinking, NativeContext, ServerEdits};
-use crate::core::stream::Format;
+use crate::core::stream::{Format, Usage};
 
 /// What a compaction did, for its say (§9.1).
 pub(crate) struct Compaction<'a> {
@@ -125,7 +125,7 @@ impl Ctx {
         };
         let usage = &round.attempt;
         let anthropic = self.config.format == Format::Anthropic;
-        let input = usage.input_tokens + usage.cache_write_tokens.unwrap_or(0) + usage.cache_read_tokens.unwrap_or(0);
+        let input = input_side(usage);
         let failed = anthropic && content.is_none();
         // NOTE: a compaction that brought the figure under the limit ends the run (§8); a
         // failed one, or one the usage does not measure, counts.
@@ -234,10 +234,7 @@ impl Ctx {
     /// under the limit ends a run of compactions (§8).
     pub(crate) fn record_figure(&mut self, round: &Round, compaction: bool) {
         let usage = &round.attempt;
-        let sum = usage.input_tokens
-            + usage.output_tokens
-            + usage.cache_write_tokens.unwrap_or(0)
-            + usage.cache_read_tokens.unwrap_or(0);
+        let sum = input_side(usage).saturating_add(usage.output_tokens);
         self.context.figure = match (round.usage_seen, usage.context_tokens, compaction) {
             (false, _, _) => None,
             (true, Some(context), _) => Some(context),
@@ -384,4 +381,12 @@ impl Ctx {
         self.carrier().filter(|_| self.config.context.native.drop_compacted).unwrap_or(0)
     }
 
+}
+
+/// The input side of `usage`: input, cache writes and cache reads.
+fn input_side(usage: &Usage) -> u64 {
+    usage
+        .input_tokens
+        .saturating_add(usage.cache_write_tokens.unwrap_or(0))
+        .saturating_add(usage.cache_read_tokens.unwrap_or(0))
 }
