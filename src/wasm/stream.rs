@@ -48,7 +48,12 @@ fn chunks_to_js(chunks: &[Chunk]) -> Array {
                 json = Some(chunk.to_json_text());
                 (7, json.as_deref(), None, None, None, None)
             }
-            Chunk::Usage(usage) if usage.context_tokens.is_some() || usage.compaction_tokens.is_some() || usage.applied_edits.is_some() || usage.whole => {
+            Chunk::Usage(usage)
+                if usage.context_tokens.is_some()
+                    || usage.compaction_tokens.is_some()
+                    || usage.applied_edits.is_some()
+                    || usage.whole =>
+            {
                 json = Some(chunk.to_json_text());
                 (7, json.as_deref(), None, None, None, None)
             }

@@ -10,7 +10,9 @@ use clew::conversation::{ContentBlock, Role};
 use serde_json::{json, Value};
 
 fn call(id: &str, name: &str, args: Value) -> Vec<u8> {
-    line(json!({"type":"tool_calls","tool_call":{"call_id":id,"function":{"id":id,"name":name,"arguments":args.to_string()}}}))
+    line(
+        json!({"type":"tool_calls","tool_call":{"call_id":id,"function":{"id":id,"name":name,"arguments":args.to_string()}}}),
+    )
 }
 
 fn usage(input: u64) -> Vec<u8> {
@@ -30,7 +32,8 @@ fn done() -> Reply {
     reply("done", "attempt_completion", json!({"result":"ok"}), 100)
 }
 
-const SUMMARY: &str = "1. Intent: fix the README.\n9. Required files\n- src/a.rs\n- `src/b.rs`\n10. The latest message: fix it.";
+const SUMMARY: &str =
+    "1. Intent: fix the README.\n9. Required files\n- src/a.rs\n- `src/b.rs`\n10. The latest message: fix it.";
 
 fn summarize(id: &str, summary: &str) -> Reply {
     reply(id, "summarize_task", json!({"context": summary}), 2_000)
@@ -131,11 +134,14 @@ fn with_two_messages_or_fewer_left_nothing_is_summarized() {
 
 #[test]
 fn a_model_that_is_not_next_gen_truncates_instead() {
-    let options = json!({"model": {"format": "openai", "id": "gpt-4o"}, "contextManagement": {"strategy": "summarize"}});
+    let options =
+        json!({"model": {"format": "openai", "id": "gpt-4o"}, "contextManagement": {"strategy": "summarize"}});
     let read = clew::agent::TaskOptions::from_json(&clew::json::Json::parse(&options.to_string()).unwrap(), 0).unwrap();
     assert_eq!(read.config.context.effective(false), Strategy::Truncate);
-    let next_gen = json!({"model": {"format": "openai", "id": "gpt-5"}, "contextManagement": {"strategy": "summarize"}});
-    let read = clew::agent::TaskOptions::from_json(&clew::json::Json::parse(&next_gen.to_string()).unwrap(), 0).unwrap();
+    let next_gen =
+        json!({"model": {"format": "openai", "id": "gpt-5"}, "contextManagement": {"strategy": "summarize"}});
+    let read =
+        clew::agent::TaskOptions::from_json(&clew::json::Json::parse(&next_gen.to_string()).unwrap(), 0).unwrap();
     assert_eq!(read.config.context.effective(false), Strategy::Summarize);
     // Through the loop: the same script truncates.
     let mut config = summarizing();
@@ -192,9 +198,10 @@ fn an_abort_in_the_summarize_round_keeps_the_range_and_says_nothing() {
 fn at_followup() -> Box<dyn FnMut(&clew::agent::Task) -> bool> {
     Box::new(|task| {
         task.state() == "answer"
-            && task.messages().last().is_some_and(|m| {
-                m.kind == MessageKind::Ask(clew::agent::AskKind::Followup) && !m.is_partial()
-            })
+            && task
+                .messages()
+                .last()
+                .is_some_and(|m| m.kind == MessageKind::Ask(clew::agent::AskKind::Followup) && !m.is_partial())
     })
 }
 
@@ -218,7 +225,11 @@ fn a_manual_condense_asks_before_it_applies_and_yes_applies_it() {
     let round = &h.requests[3];
     let instruction = texts(round.messages.last().unwrap()).join("\n");
     assert!(instruction.contains("keep the API notes"), "{instruction}");
-    assert!(h.task.messages().iter().any(|m| m.kind == MessageKind::Ask(clew::agent::AskKind::Condense) && m.text == SUMMARY));
+    assert!(h
+        .task
+        .messages()
+        .iter()
+        .any(|m| m.kind == MessageKind::Ask(clew::agent::AskKind::Condense) && m.text == SUMMARY));
     assert_eq!(h.requests[4].messages.len(), 3, "the summary applied");
     assert_eq!(compactions(&h).len(), 1);
 }

@@ -16,7 +16,8 @@ use std::collections::HashMap;
 
 use crate::harness::*;
 use clew::agent::{
-    AskAnswer, AskResponse, ContextConfig, EditConfig, Message, Strategy as ContextStrategy, SummarizeConfig, TaskConfig, ToolCalling,
+    AskAnswer, AskResponse, ContextConfig, EditConfig, Message, Strategy as ContextStrategy, SummarizeConfig,
+    TaskConfig, ToolCalling,
 };
 use clew::request::build_request;
 use clew::stream::{Format, StreamError};
@@ -27,13 +28,21 @@ use serde_json::{json, Value};
 #[derive(Clone, Debug)]
 enum Piece {
     /// Reasoning `k`: with encrypted content / a signature, or without.
-    Reasoning { k: usize, kept: bool },
+    Reasoning {
+        k: usize,
+        kept: bool,
+    },
     Text,
-    Call { k: usize, name: &'static str },
+    Call {
+        k: usize,
+        name: &'static str,
+    },
     /// An output item clew does not interpret.
     Opaque,
     /// A provider compaction (`null`: Anthropic's failed one).
-    Compaction { null: bool },
+    Compaction {
+        null: bool,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -156,14 +165,23 @@ fn events(format: Format, n: usize, turn: &Turn, input: u64) -> Vec<Vec<u8>> {
                         if *null { Vec::new() } else { vec![json!({"type":"compaction_delta","content":m})] },
                     ),
                 };
-                out.push(sse("content_block_start", json!({"type":"content_block_start","index":index,"content_block":block})));
+                out.push(sse(
+                    "content_block_start",
+                    json!({"type":"content_block_start","index":index,"content_block":block}),
+                ));
                 for delta in deltas {
-                    out.push(sse("content_block_delta", json!({"type":"content_block_delta","index":index,"delta":delta})));
+                    out.push(sse(
+                        "content_block_delta",
+                        json!({"type":"content_block_delta","index":index,"delta":delta}),
+                    ));
                 }
                 out.push(sse("content_block_stop", json!({"type":"content_block_stop","index":index})));
             }
             let stop = if calls { "tool_use" } else { "end_turn" };
-            out.push(sse("message_delta", json!({"type":"message_delta","delta":{"stop_reason":stop},"usage":{"output_tokens":10}})));
+            out.push(sse(
+                "message_delta",
+                json!({"type":"message_delta","delta":{"stop_reason":stop},"usage":{"output_tokens":10}}),
+            ));
             out.push(sse("message_stop", json!({"type":"message_stop"})));
             out
         }
@@ -179,10 +197,18 @@ fn events(format: Format, n: usize, turn: &Turn, input: u64) -> Vec<Vec<u8>> {
                         }
                         item
                     }
-                    Piece::Text => json!({"type":"message","id":format!("msg_{m}"),"role":"assistant","content":[{"type":"output_text","text":m}]}),
-                    Piece::Call { name, .. } => json!({"type":"function_call","id":format!("fc_{m}"),"call_id":format!("call_{m}"),"name":name,"arguments":args(n, piece).to_string()}),
-                    Piece::Opaque => json!({"type":"web_search_call","id":format!("ws_{m}"),"status":"completed","action":{"type":"search","query":m}}),
-                    Piece::Compaction { .. } => json!({"type":"compaction","id":format!("cmp_{m}"),"encrypted_content":format!("cenc-{m}")}),
+                    Piece::Text => {
+                        json!({"type":"message","id":format!("msg_{m}"),"role":"assistant","content":[{"type":"output_text","text":m}]})
+                    }
+                    Piece::Call { name, .. } => {
+                        json!({"type":"function_call","id":format!("fc_{m}"),"call_id":format!("call_{m}"),"name":name,"arguments":args(n, piece).to_string()})
+                    }
+                    Piece::Opaque => {
+                        json!({"type":"web_search_call","id":format!("ws_{m}"),"status":"completed","action":{"type":"search","query":m}})
+                    }
+                    Piece::Compaction { .. } => {
+                        json!({"type":"compaction","id":format!("cmp_{m}"),"encrypted_content":format!("cenc-{m}")})
+                    }
                 };
                 let added = json!({"type":"response.output_item.added","output_index":index,"item":item});
                 out.push(data(added));
@@ -265,11 +291,8 @@ fn script(format: Format, turns: &[Turn], limit: u64) -> Vec<Reply> {
             }
         })
         .collect();
-    let done = Turn {
-        pieces: vec![Piece::Call { k: 0, name: "attempt_completion" }],
-        kind: Kind::Normal,
-        usage_percent: 10,
-    };
+    let done =
+        Turn { pieces: vec![Piece::Call { k: 0, name: "attempt_completion" }], kind: Kind::Normal, usage_percent: 10 };
     let mut last = events(format, turns.len() + 1, &done, limit / 10);
     // The completion's arguments: `result`, not `path`.
     for event in &mut last {
@@ -290,7 +313,10 @@ enum Entry {
     Compaction(String),
     Opaque(String),
     /// A Gemini part's signature, with the marker of the part it is on.
-    Signed { on: String, signature: String },
+    Signed {
+        on: String,
+        signature: String,
+    },
 }
 
 /// The body's messages as (role, entries).
@@ -328,7 +354,9 @@ fn entries(format: Format, body: &Value) -> Vec<(String, Vec<Entry>)> {
                             list.push(Entry::Result(b["tool_use_id"].as_str().unwrap().to_owned()));
                             list.extend(text_marker(&b["content"].to_string()));
                         }
-                        "compaction" => list.push(Entry::Compaction(b["content"].as_str().unwrap_or("null").to_owned())),
+                        "compaction" => {
+                            list.push(Entry::Compaction(b["content"].as_str().unwrap_or("null").to_owned()))
+                        }
                         _ => {}
                     }
                 }
@@ -340,13 +368,15 @@ fn entries(format: Format, body: &Value) -> Vec<(String, Vec<Entry>)> {
             let mut list = Vec::new();
             for item in body["input"].as_array().unwrap() {
                 match item["type"].as_str().unwrap_or("message") {
-                    "reasoning" => list.push(Entry::Reasoning(strip(item["encrypted_content"].as_str().unwrap_or("NOENC"), "enc-"))),
+                    "reasoning" => list
+                        .push(Entry::Reasoning(strip(item["encrypted_content"].as_str().unwrap_or("NOENC"), "enc-"))),
                     "function_call" => list.push(Entry::Call(item["call_id"].as_str().unwrap().to_owned())),
                     "function_call_output" => {
                         list.push(Entry::Result(item["call_id"].as_str().unwrap().to_owned()));
                         list.extend(text_marker(&item["output"].to_string()));
                     }
-                    "compaction" => list.push(Entry::Compaction(strip(item["encrypted_content"].as_str().unwrap_or("NOENC"), "cenc-"))),
+                    "compaction" => list
+                        .push(Entry::Compaction(strip(item["encrypted_content"].as_str().unwrap_or("NOENC"), "cenc-"))),
                     "web_search_call" => list.push(Entry::Opaque(item["action"]["query"].as_str().unwrap().to_owned())),
                     _ => {
                         let content = &item["content"];
@@ -465,7 +495,10 @@ fn check(format: Format, body: &Value, order: &HashMap<usize, Vec<String>>, cut:
         }
         for (n, sequence) in order.iter().filter(|(n, _)| !cut.contains(n)) {
             let want = sequence.iter().filter(|m| m.starts_with('c')).count();
-            let got = flat.iter().filter(|e| matches!(e, Entry::Call(x) if turn_of(x) == Some(*n) && x.starts_with('c'))).count();
+            let got = flat
+                .iter()
+                .filter(|e| matches!(e, Entry::Call(x) if turn_of(x) == Some(*n) && x.starts_with('c')))
+                .count();
             if got != 0 && got != want {
                 return Err(format!("{got} of turn {n}'s {want} calls"));
             }
@@ -473,11 +506,16 @@ fn check(format: Format, body: &Value, order: &HashMap<usize, Vec<String>>, cut:
         // Results: each model content's calls answered in the next content, as many.
         for (i, (role, list)) in messages.iter().enumerate() {
             let calls = list.iter().filter(|e| matches!(e, Entry::Call(_))).count();
-            let results = |j: usize| messages.get(j).map_or(0, |(_, l)| l.iter().filter(|e| matches!(e, Entry::Result(_))).count());
+            let results = |j: usize| {
+                messages.get(j).map_or(0, |(_, l)| l.iter().filter(|e| matches!(e, Entry::Result(_))).count())
+            };
             if role == "model" && calls != results(i + 1) {
                 return Err(format!("content {i}: {calls} calls, {} results", results(i + 1)));
             }
-            if role == "user" && results(i) > 0 && (i == 0 || messages[i - 1].1.iter().filter(|e| matches!(e, Entry::Call(_))).count() != results(i)) {
+            if role == "user"
+                && results(i) > 0
+                && (i == 0 || messages[i - 1].1.iter().filter(|e| matches!(e, Entry::Call(_))).count() != results(i))
+            {
                 return Err(format!("content {i}: results without their calls"));
             }
         }
@@ -509,7 +547,11 @@ fn check(format: Format, body: &Value, order: &HashMap<usize, Vec<String>>, cut:
                         let in_previous = previous.is_some_and(|(_, l)| l.contains(&Entry::Call(id.clone())));
                         // Chat: tool messages follow their assistant message one after another.
                         let chat = role == "tool"
-                            && messages[..i].iter().rev().find(|(r, _)| r != "tool").is_some_and(|(_, l)| l.contains(&Entry::Call(id.clone())));
+                            && messages[..i]
+                                .iter()
+                                .rev()
+                                .find(|(r, _)| r != "tool")
+                                .is_some_and(|(_, l)| l.contains(&Entry::Call(id.clone())));
                         if !in_previous && !chat {
                             return Err(format!("result of {id} not right after its call"));
                         }
@@ -673,7 +715,12 @@ fn the_property_reaches_every_compaction_kind() {
     // The generator is only worth its cases if the strategies act: a long task with big usage
     // truncates, edits, summarizes and compacts natively.
     let busy = |percent: u64| Turn {
-        pieces: vec![Piece::Reasoning { k: 0, kept: true }, Piece::Text, Piece::Call { k: 0, name: "read" }, Piece::Call { k: 1, name: "read" }],
+        pieces: vec![
+            Piece::Reasoning { k: 0, kept: true },
+            Piece::Text,
+            Piece::Call { k: 0, name: "read" },
+            Piece::Call { k: 1, name: "read" },
+        ],
         kind: Kind::Normal,
         usage_percent: percent,
     };
@@ -719,4 +766,3 @@ fn the_property_reaches_every_compaction_kind() {
         assert!(checked.is_ok(), "{checked:?}");
     }
 }
-

@@ -121,22 +121,14 @@ pub(crate) fn continue_marker() -> &'static str {
 /// during a summarize round; the call is not run.
 pub(crate) fn only_summary_tools_now(tool: &str) -> String {
     texts::tool_error(
-        &[
-            "Tool [",
-            tool,
-            "] was not run: only summarize_task and ",
-            ATTEMPT_COMPLETION,
-            " may be called now.",
-        ]
-        .concat(),
+        &["Tool [", tool, "] was not run: only summarize_task and ", ATTEMPT_COMPLETION, " may be called now."]
+            .concat(),
     )
 }
 
 /// The error result of `summarize_task` called outside a summarize round.
 pub(crate) fn summarize_outside_round() -> String {
-    texts::tool_error(
-        "summarize_task runs only when a message asks for a summary; nothing was summarized.",
-    )
+    texts::tool_error("summarize_task runs only when a message asks for a summary; nothing was summarized.")
 }
 
 /// The reminder of the original task after a provider compaction (§6.2 Pause), from message
@@ -399,9 +391,10 @@ pub(crate) fn is_next_gen(model_id: &str) -> bool {
         ("glm", (4, 5)),
         ("deepseek-v", (3, 2)),
     ];
-    let listed = AT_LEAST.iter().enumerate().any(|(i, (marker, min))| {
-        version_after(&id, marker).is_some_and(|v| v >= *min) && (i < 6 || !has("speciale"))
-    });
+    let listed = AT_LEAST
+        .iter()
+        .enumerate()
+        .any(|(i, (marker, min))| version_after(&id, marker).is_some_and(|v| v >= *min) && (i < 6 || !has("speciale")));
     listed || is_claude_4_plus(&id) || has("gpt-oss") || has("minimax")
 }
 

@@ -53,8 +53,8 @@ pub use config::{
     Timeouts, ToolCalling, ToolSource, ToolSpec, ASK_FOLLOWUP_QUESTION, ATTEMPT_COMPLETION,
 };
 pub use context::{
-    edit_pass, max_allowed_tokens, next_truncation, next_truncation_after, view, ContextConfig, ContextState, DeletedRange, EditConfig,
-    EditState, Keep, NativeConfig, Strategy, SummarizeConfig, ViewPlan,
+    edit_pass, max_allowed_tokens, next_truncation, next_truncation_after, view, ContextConfig, ContextState,
+    DeletedRange, EditConfig, EditState, Keep, NativeConfig, Strategy, SummarizeConfig, ViewPlan,
 };
 pub use display::{display_text, without_closing_tag};
 pub use effect::{codes, CheckpointKind, Effect, HookKind, HookResult, Outcome, ToolOutput};

@@ -204,8 +204,11 @@ impl ContextConfig {
             Some("all") => true,
             Some(_) => return Err(must(SUMMARIZE_AT, "models", "\"next-gen\" or \"all\"")),
         };
-        let summarize =
-            SummarizeConfig { all_models, instructions: string(summarize, SUMMARIZE_AT, "instructions")?, read_required_files };
+        let summarize = SummarizeConfig {
+            all_models,
+            instructions: string(summarize, SUMMARIZE_AT, "instructions")?,
+            read_required_files,
+        };
         let native = object_member(value, AT, "native")?.unwrap_or(&empty);
         match string(native, NATIVE_AT, "openai")?.as_deref() {
             None | Some("inline") => {}

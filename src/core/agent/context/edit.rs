@@ -127,4 +127,3 @@ pub(super) fn cleared_set(state: &EditState) -> StrMap {
     }
     set
 }
-

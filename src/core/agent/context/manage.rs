@@ -264,7 +264,14 @@ impl Ctx {
         }
         let cleared: u64 = edits.iter().filter_map(|e| e.get("cleared_input_tokens").and_then(Json::as_u64)).sum();
         let before = self.context.figure.map(|figure| figure.saturating_add(cleared));
-        self.say_compaction(&Compaction { kind: "edit", failed: false, before, after: None, summary: None, reason: None });
+        self.say_compaction(&Compaction {
+            kind: "edit",
+            failed: false,
+            before,
+            after: None,
+            summary: None,
+            reason: None,
+        });
     }
 
     /// Emits the compaction say (§9.1): `{id, kind, provider?, status, tokensBefore,
@@ -380,7 +387,6 @@ impl Ctx {
     pub(crate) fn truncation_head(&self) -> usize {
         self.carrier().filter(|_| self.config.context.native.drop_compacted).unwrap_or(0)
     }
-
 }
 
 /// The input side of `usage`: input, cache writes and cache reads.

@@ -104,8 +104,8 @@ pub fn view(history: &[Message], plan: &ViewPlan<'_>) -> (Vec<Message>, Vec<Opti
                 continue;
             }
         };
-        let drop_thinking = assistant
-            && (state.is_some_and(|s| i < s.thinking_before) || plan.thinking_before.is_some_and(|b| i < b));
+        let drop_thinking =
+            assistant && (state.is_some_and(|s| i < s.thinking_before) || plan.thinking_before.is_some_and(|b| i < b));
         // A carrier starts at its (last) compaction unless a call of its turn comes before it.
         let mut skip = 0;
         if plan.from == Some(i) {
@@ -116,7 +116,8 @@ pub fn view(history: &[Message], plan: &ViewPlan<'_>) -> (Vec<Message>, Vec<Opti
         }
         // A result's key is its own message's; a call's, the next message's (where its result is).
         let key_at = if assistant { i + 1 } else { i };
-        let is_cleared = |id: &str| !cleared.is_empty() && cleared.contains_key(edit::result_key(key_at, id).as_bytes());
+        let is_cleared =
+            |id: &str| !cleared.is_empty() && cleared.contains_key(edit::result_key(key_at, id).as_bytes());
         let touched = notice_only
             || results_to_text
             || skip > 0
@@ -191,7 +192,9 @@ pub(crate) fn repair(messages: &mut [Message], sources: &mut [Option<usize>]) {
                 match block {
                     ContentBlock::ToolUse { id, name, .. }
                         if *role == Role::Assistant
-                            && !messages.get(i + 1).is_some_and(|next| next.role == Role::User && holds(next, false, id)) =>
+                            && !messages
+                                .get(i + 1)
+                                .is_some_and(|next| next.role == Role::User && holds(next, false, id)) =>
                     {
                         missing.push(ContentBlock::ToolResult {
                             tool_use_id: id.clone(),
