@@ -244,12 +244,12 @@ impl ContextConfig {
             _ => false,
         };
         if strategy == Strategy::Native && !config.native_supported {
-            return Err(must(
+            return Err([
                 AT,
-                "strategy",
-                "\"native\" only with OpenAI Responses, or Anthropic with a listed model (or \
+                ".strategy \"native\" needs OpenAI Responses, or Anthropic with a listed model (or \
                  model.info.supportsCompaction) and a limit of at least 50000 tokens",
-            ));
+            ]
+            .concat());
         }
         Ok(config)
     }
