@@ -175,7 +175,8 @@ impl ContextConfig {
         let Some(value) = object_member(options, "options", "contextManagement")? else {
             return Ok(Self::default());
         };
-        let strategy = match string(value, AT, "strategy")?.as_deref() {
+        let mut first = None;
+        let strategy = match keep(&mut first, string(value, AT, "strategy")).as_deref() {
             None | Some("truncate") => Strategy::Truncate,
             Some("summarize") => Strategy::Summarize,
             Some("edit") => Strategy::Edit,
@@ -198,31 +199,37 @@ impl ContextConfig {
         };
         let edit = if strategy == Strategy::Edit { Some(edit.unwrap_or_default()) } else { edit };
         let empty = Json::object();
-        let summarize = object_member(value, AT, "summarize")?.unwrap_or(&empty);
-        let all_models = match string(summarize, SUMMARIZE_AT, "models")?.as_deref() {
+        let summarize = keep(&mut first, object_member(value, AT, "summarize")).unwrap_or(&empty);
+        let all_models = match keep(&mut first, string(summarize, SUMMARIZE_AT, "models")).as_deref() {
             None | Some("next-gen") => false,
             Some("all") => true,
             Some(_) => return Err(must(SUMMARIZE_AT, "models", "\"next-gen\" or \"all\"")),
         };
         let summarize = SummarizeConfig {
             all_models,
-            instructions: string(summarize, SUMMARIZE_AT, "instructions")?,
+            instructions: keep(&mut first, string(summarize, SUMMARIZE_AT, "instructions")),
             read_required_files,
         };
-        let native = object_member(value, AT, "native")?.unwrap_or(&empty);
-        match string(native, NATIVE_AT, "openai")?.as_deref() {
+        let native = keep(&mut first, object_member(value, AT, "native")).unwrap_or(&empty);
+        match keep(&mut first, string(native, NATIVE_AT, "openai")).as_deref() {
             None | Some("inline") => {}
             // NOTE: compaction through `/responses/compact` (CONTEXT §6.3) is not built yet.
             Some(_) => return Err(must(NATIVE_AT, "openai", "\"inline\" (\"endpoint\" is not supported yet)")),
         }
-        let flag_or = |field: &str, default: bool| flag(native, NATIVE_AT, field).map(|v| v.unwrap_or(default));
+        let mut flag_or =
+            |field: &str, default: bool| keep(&mut first, flag(native, NATIVE_AT, field)).unwrap_or(default);
+        let (pause_after_compaction, drop_compacted, server_edits) =
+            (flag_or("pauseAfterCompaction", true), flag_or("dropCompacted", true), flag_or("serverEdits", false));
         let native = NativeConfig {
-            instructions: string(native, NATIVE_AT, "instructions")?,
-            pause_after_compaction: flag_or("pauseAfterCompaction", true)?,
-            drop_compacted: flag_or("dropCompacted", true)?,
+            instructions: keep(&mut first, string(native, NATIVE_AT, "instructions")),
+            pause_after_compaction,
+            drop_compacted,
             endpoint: false,
-            server_edits: flag_or("serverEdits", false)?,
+            server_edits,
         };
+        if let Some(error) = first {
+            return Err(error);
+        }
         let has = |name: &str| crate::core::text::contains(model_id, name);
         let mut config = Self {
             strategy,
@@ -260,6 +267,16 @@ const AT: &str = "options.contextManagement";
 const EDIT_AT: &str = "options.contextManagement.edit";
 const SUMMARIZE_AT: &str = "options.contextManagement.summarize";
 const NATIVE_AT: &str = "options.contextManagement.native";
+
+/// The value read, or `None` noting the first error in `first` (one call instead of the same
+/// early return at each read).
+#[inline(never)]
+fn keep<T>(first: &mut Option<String>, read: Result<Option<T>, String>) -> Option<T> {
+    read.unwrap_or_else(|error| {
+        first.get_or_insert(error);
+        None
+    })
+}
 
 /// `<at>.<field> must be <what>`.
 fn must(at: &str, field: &str, what: &str) -> String {
