@@ -138,7 +138,10 @@ impl Ctx {
         // NOTE: in XML mode the call runs while its reply still streams: the reply goes into
         // the history next, at its end.
         let reply = if round.stream_done() { self.history.len().saturating_sub(1) } else { self.history.len() };
-        self.context.range = (reply >= 2).then_some(DeletedRange { start: 2, end: reply });
+        // NOTE: after a provider compaction (auto fell back from native) the view starts at its
+        // carrier, and the range after the carrier's turn.
+        let start = self.truncation_head() + 2;
+        self.context.range = (reply >= start).then_some(DeletedRange { start, end: reply });
         self.context.task_replaced = true;
         self.context.summarizing = false;
         self.context.manual = false;
