@@ -139,10 +139,6 @@ fn data(value: Value) -> Vec<u8> {
 
 /// An Anthropic reply: signed thinking, text, `tool_use` blocks `toolu_{n}_{i}`.
 fn anthropic_turn(n: usize, calls: &[(&str, Value)], input: u64) -> Reply {
-    let mut events = vec![sse(
-        "message_start",
-        json!({"type":"message_start","message":{"id":format!("msg_{n}"),"type":"message","role":"assistant","content":[],"model":"m","usage":{"input_tokens":input,"output_tokens":1}}}),
-    )];
     let mut blocks = vec![
         (
             json!({"type":"thinking","thinking":""}),
@@ -159,22 +155,7 @@ fn anthropic_turn(n: usize, calls: &[(&str, Value)], input: u64) -> Reply {
             vec![json!({"type":"input_json_delta","partial_json":args.to_string()})],
         ));
     }
-    for (index, (start, deltas)) in blocks.into_iter().enumerate() {
-        events.push(sse(
-            "content_block_start",
-            json!({"type":"content_block_start","index":index,"content_block":start}),
-        ));
-        for delta in deltas {
-            events.push(sse("content_block_delta", json!({"type":"content_block_delta","index":index,"delta":delta})));
-        }
-        events.push(sse("content_block_stop", json!({"type":"content_block_stop","index":index})));
-    }
-    events.push(sse(
-        "message_delta",
-        json!({"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":10}}),
-    ));
-    events.push(sse("message_stop", json!({"type":"message_stop"})));
-    Reply::Bytes(events)
+    anthropic_blocks(blocks, input, "tool_use", 10)
 }
 
 /// A Gemini reply: a signed thought, text, then the calls in one event, the first one signed

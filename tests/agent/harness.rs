@@ -439,12 +439,9 @@ pub fn sse(name: &str, data: serde_json::Value) -> Vec<u8> {
 /// by the final `message_delta` (after every block).
 pub fn anthropic_reply(parts: &[Part], output_tokens: u64) -> Reply {
     use serde_json::json;
-    let mut events = vec![sse(
-        "message_start",
-        json!({"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"model":"m","usage":{"input_tokens":10,"output_tokens":1}}}),
-    )];
-    for (index, part) in parts.iter().enumerate() {
-        let (start, deltas): (serde_json::Value, Vec<serde_json::Value>) = match part {
+    let blocks = parts
+        .iter()
+        .map(|part| match part {
             Part::Text(text) => (json!({"type":"text","text":""}), vec![json!({"type":"text_delta","text":text})]),
             Part::Thinking(thinking) => (
                 json!({"type":"thinking","thinking":""}),
@@ -457,7 +454,25 @@ pub fn anthropic_reply(parts: &[Part], output_tokens: u64) -> Reply {
                 json!({"type":"tool_use","id":id,"name":name,"input":{}}),
                 pieces.iter().map(|p| json!({"type":"input_json_delta","partial_json":p})).collect(),
             ),
-        };
+        })
+        .collect();
+    anthropic_blocks(blocks, 10, "end_turn", output_tokens)
+}
+
+/// An Anthropic Messages reply whose content blocks are `blocks` (each its start and its
+/// deltas), with `input` tokens in `message_start`, then `stop` and `output` tokens.
+pub fn anthropic_blocks(
+    blocks: Vec<(serde_json::Value, Vec<serde_json::Value>)>,
+    input: u64,
+    stop: &str,
+    output: u64,
+) -> Reply {
+    use serde_json::json;
+    let mut events = vec![sse(
+        "message_start",
+        json!({"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"model":"m","usage":{"input_tokens":input,"output_tokens":1}}}),
+    )];
+    for (index, (start, deltas)) in blocks.into_iter().enumerate() {
         events.push(sse(
             "content_block_start",
             json!({"type":"content_block_start","index":index,"content_block":start}),
@@ -469,7 +484,7 @@ pub fn anthropic_reply(parts: &[Part], output_tokens: u64) -> Reply {
     }
     events.push(sse(
         "message_delta",
-        json!({"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":output_tokens}}),
+        json!({"type":"message_delta","delta":{"stop_reason":stop},"usage":{"output_tokens":output}}),
     ));
     events.push(sse("message_stop", json!({"type":"message_stop"})));
     Reply::Bytes(events)

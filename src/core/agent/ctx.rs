@@ -16,17 +16,6 @@ use crate::core::json::Json;
 use crate::core::request::ModelRequest;
 use crate::core::stream::Usage;
 
-/// Takes `part`'s counts back out of `total`.
-fn take_back(total: &mut Usage, part: &Usage) {
-    let less = |a: Option<u64>, b: Option<u64>| a.map(|a| a.saturating_sub(b.unwrap_or(0)));
-    total.input_tokens = total.input_tokens.saturating_sub(part.input_tokens);
-    total.output_tokens = total.output_tokens.saturating_sub(part.output_tokens);
-    total.cache_write_tokens = less(total.cache_write_tokens, part.cache_write_tokens);
-    total.cache_read_tokens = less(total.cache_read_tokens, part.cache_read_tokens);
-    total.reasoning_tokens = less(total.reasoning_tokens, part.reasoning_tokens);
-    total.total_cost = total.total_cost.map(|c| c - part.total_cost.unwrap_or(0.0));
-}
-
 impl Ctx {
     /// Every input starts here: the clock moves (never back), and the stored snapshot is
     /// no longer current.
@@ -100,7 +89,7 @@ impl Ctx {
         let tools = if self.config.tool_calling == ToolCalling::Native {
             let mut tools = super::tool_job::definitions(&self.config, &self.catalog);
             if self.can_summarize() {
-                tools.push(super::context_texts::summarize_tool_definition());
+                tools.push(super::context::texts::summarize_tool_definition());
             }
             tools
         } else {
@@ -209,7 +198,7 @@ impl Ctx {
             // earlier attempts still count).
             let said = std::mem::take(&mut round.attempt);
             self.count_usage(&said, true);
-            take_back(&mut round.usage, &said);
+            round.usage.take_back(&said);
         }
         round.usage_seen = true;
         for total in [&mut round.usage, &mut round.attempt] {

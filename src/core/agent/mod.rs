@@ -23,7 +23,6 @@ mod calls;
 mod condense;
 mod config;
 mod context;
-mod context_texts;
 mod ctx;
 mod display;
 mod effect;

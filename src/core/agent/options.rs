@@ -8,8 +8,8 @@ use super::config::{
     AutoApprove, HookSet, Limits, McpServerSettings, ParamSpec, RetryPolicy, TaskConfig, Timeouts, ToolCalling,
     ToolSpec, DEFAULT_MAX_CONSECUTIVE_MISTAKES, DEFAULT_PRESENTATION_INTERVAL_MS,
 };
+use super::context::texts::SUMMARIZE_TASK;
 use super::context::{ContextConfig, Strategy};
-use super::context_texts::SUMMARIZE_TASK;
 use super::mcp;
 use crate::core::json::fields::{amount, count, flag, list, object, object_member, required, string};
 use crate::core::json::Json;

@@ -238,7 +238,7 @@ fn builtin_params(name: &str) -> Vec<ParamSpec> {
 pub fn params_of(config: &TaskConfig, catalog: &McpCatalog, name: &str) -> Vec<ParamSpec> {
     match name {
         ATTEMPT_COMPLETION | ASK_FOLLOWUP_QUESTION => builtin_params(name),
-        super::context_texts::SUMMARIZE_TASK => super::context_texts::summarize_params(),
+        super::context::texts::SUMMARIZE_TASK => super::context::texts::summarize_params(),
         name if catalog.handles(name) => builtin_params(name),
         _ => config.tool(name).map(|t| t.parameters.clone()).unwrap_or_default(),
     }

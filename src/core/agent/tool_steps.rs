@@ -7,7 +7,7 @@
 //! resumes the job where it stopped.
 
 use super::config::{ASK_FOLLOWUP_QUESTION, ATTEMPT_COMPLETION};
-use super::context_texts::SUMMARIZE_TASK;
+use super::context::texts::SUMMARIZE_TASK;
 use super::effect::{codes, Effect, HookKind, HookResult, Outcome, ToolOutput};
 use super::message::{AskAnswer, AskKind, AskResponse, MessageKind, SayKind};
 use super::round_loop::hook_context;
@@ -321,8 +321,7 @@ impl Ctx {
                 self.emit_message(*ask_ts);
             }
             Wait::Tool { id, job, .. } if job.name == SUMMARIZE_TASK => {
-                let paths = super::context_texts::required_files(get(job, "context"));
-                self.effects.push_back(Effect::ReadRequiredFiles { id: *id, paths });
+                self.ask_required_files(*id, job);
             }
             Wait::Tool { id, job, .. } => {
                 self.effects.push_back(Effect::RunTool { id: *id, name: job.name.clone(), params: job.params.clone() });

@@ -215,4 +215,16 @@ impl Usage {
             (a, b) => Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)),
         };
     }
+
+    /// Takes `other`'s counts (and cost) back out of these (saturating): the inverse of
+    /// [`add`](Self::add), for counts a later chunk replaces.
+    pub fn take_back(&mut self, other: &Self) {
+        let less = |a: Option<u64>, b: Option<u64>| a.map(|a| a.saturating_sub(b.unwrap_or(0)));
+        self.input_tokens = self.input_tokens.saturating_sub(other.input_tokens);
+        self.output_tokens = self.output_tokens.saturating_sub(other.output_tokens);
+        self.cache_write_tokens = less(self.cache_write_tokens, other.cache_write_tokens);
+        self.cache_read_tokens = less(self.cache_read_tokens, other.cache_read_tokens);
+        self.reasoning_tokens = less(self.reasoning_tokens, other.reasoning_tokens);
+        self.total_cost = self.total_cost.map(|cost| cost - other.total_cost.unwrap_or(0.0));
+    }
 }

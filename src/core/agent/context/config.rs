@@ -239,13 +239,13 @@ impl ContextConfig {
             summarize,
             native,
             native_supported: false,
-            summarize_eligible: all_models || super::context_texts::is_next_gen(model_id),
+            summarize_eligible: all_models || super::models::is_next_gen(model_id),
             refuses_old_thinking: ["fable-5-1", "fable-5.1", "mythos-5-1", "mythos-5.1"].iter().any(|name| has(name)),
         };
         config.native_supported = match format {
             Format::OpenAiResponses => true,
             Format::Anthropic => {
-                (info.supports_compaction || super::context_texts::supports_native_compaction(model_id))
+                (info.supports_compaction || super::models::supports_native_compaction(model_id))
                     && config.limit(info) >= ANTHROPIC_COMPACTION_FLOOR
             }
             _ => false,

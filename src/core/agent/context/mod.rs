@@ -7,21 +7,25 @@
 //! - `config.rs`: the options.
 //! - `ranges.rs`: truncation's ranges; `edit.rs`: the edit pre-pass; `view.rs`: what a
 //!   request sends.
-//! - `manage.rs`: when each acts, in the loop.
+//! - `manage.rs`: when each acts, in the loop; `native.rs`: the provider's compaction; `summary.rs`: the summarize strategy and the
+//!   manual condense; `texts.rs`: the model-facing texts, the required files read from a
+//!   summary, and which models summarize or compact natively.
 
 mod config;
 mod edit;
+mod files;
 mod manage;
+mod models;
+mod native;
 mod ranges;
 mod summary;
+pub(crate) mod texts;
 mod view;
 
 pub use config::{ContextConfig, EditConfig, NativeConfig, Strategy, SummarizeConfig};
 pub use edit::{edit_pass, EditState};
 pub use ranges::{next_truncation, next_truncation_after, DeletedRange, Keep};
 pub use view::{view, ViewPlan};
-
-use super::context_texts;
 
 /// The context budget of a model of window `context_window` (the reference's table: 128,000
 /// when absent or 0; the window less 27k, 30k or 40k for 64k, 128k and 200k; else the larger

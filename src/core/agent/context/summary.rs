@@ -10,8 +10,8 @@ use super::super::message::{AskKind, MessageKind, SayKind};
 use super::super::round_state::{Round, Wait};
 use super::super::task::Ctx;
 use super::super::tool_job::{get, result_blocks, result_blocks_raw, ToolJob};
-use super::context_texts::{self, SUMMARIZE_TASK};
 use super::manage::Compaction;
+use super::texts::{self as context_texts, SUMMARIZE_TASK};
 use super::{DeletedRange, Strategy};
 use crate::core::conversation::{Content, ContentBlock};
 use crate::core::json::Json;
@@ -95,7 +95,7 @@ impl Ctx {
     /// The files the summary names go to the host (a waiting point, asked again after a
     /// restore), or the summary is taken at once.
     pub(crate) fn read_required_files(&mut self, round: &mut Round, job: ToolJob) {
-        let paths = context_texts::required_files(get(&job, "context"));
+        let paths = super::files::required_files(get(&job, "context"));
         if !self.config.context.summarize.read_required_files || paths.is_empty() {
             self.accept_summary(round, job, Vec::new());
             return;
@@ -103,6 +103,13 @@ impl Ctx {
         let id = self.new_id();
         self.effects.push_back(Effect::ReadRequiredFiles { id, paths });
         round.wait = Wait::Tool { id, job, deadline: None };
+    }
+
+    /// Asks the host again (after a restore) for the files the summary in `job` names (read
+    /// `id`).
+    pub(crate) fn ask_required_files(&mut self, id: u64, job: &ToolJob) {
+        let paths = super::files::required_files(get(job, "context"));
+        self.effects.push_back(Effect::ReadRequiredFiles { id, paths });
     }
 
     /// The host read (some of) the files a summary named (`files`: path and content).
@@ -121,7 +128,7 @@ impl Ctx {
     /// plain text beside it, so that it stays when the call's turn goes.
     pub(crate) fn accept_summary(&mut self, round: &mut Round, job: ToolJob, files: Vec<(String, String)>) {
         let summary = get(&job, "context").to_owned();
-        let files = context_texts::keep_files(files);
+        let files = super::files::keep_files(files);
         let parts = context_texts::continuation(&summary, &files);
         let blocks = match &job.call_id {
             Some(id) => {

@@ -142,7 +142,7 @@ pub fn view(history: &[Message], plan: &ViewPlan<'_>) -> (Vec<Message>, Vec<Opti
             }
             content.push(match block {
                 _ if at == 0 && i == 0 && plan.task_replaced => {
-                    ContentBlock::text(super::context_texts::continue_marker().to_owned())
+                    ContentBlock::text(super::texts::continue_marker().to_owned())
                 }
                 ContentBlock::ToolResult { content, .. } if results_to_text => ContentBlock::text(result_text(content)),
                 ContentBlock::ToolResult { tool_use_id, is_error, .. } if is_cleared(tool_use_id) => {

@@ -112,7 +112,7 @@ impl Task {
                         // NOTE: reading the files a summary names only reads: asked again.
                         let again = spec.is_some_and(|t| t.idempotent)
                             || self.ctx.reads_only(&job.name, &job.params)
-                            || job.name == super::super::context_texts::SUMMARIZE_TASK;
+                            || job.name == super::super::context::texts::SUMMARIZE_TASK;
                         Some((*id, again))
                     }
                     _ => None,
