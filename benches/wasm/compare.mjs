@@ -3,6 +3,7 @@
 // Each workload runs old and new alternately; the figure is the median of the ratios new/old
 // of adjacent pairs (below 1: the new build is faster). Prints markdown.
 import { readFileSync } from "node:fs";
+import { FORMATS, TOOLS, completion, eventsOf } from "./replies.mjs";
 
 const [oldDir, newDir, fixtures, parserFixture] = process.argv.slice(2);
 const builds = [await import(`${oldDir}/node.js`), await import(`${newDir}/node.js`)];
@@ -30,16 +31,11 @@ async function pairs(run) {
   return ratios.sort((x, y) => x - y)[ratios.length >> 1];
 }
 
-const completion = {
-  anthropic: 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"<attempt_completion><result>ok</result></attempt_completion>"}}\n\nevent: message_stop\ndata: {"type":"message_stop"}\n\n',
-  openai: 'data: {"choices":[{"index":0,"delta":{"content":"<attempt_completion><result>ok</result></attempt_completion>"}}]}\n\ndata: [DONE]\n\n',
-};
-
-async function task({ Task }, format, replies, tools = []) {
+async function task({ Task }, format, replies, tools = [], toolCalling = "xml") {
   let n = 0;
   const t = new Task({
     model: { format, request: () => streamOf(replies[Math.min(n++, replies.length - 1)]) },
-    tools, autoApprove: { readOnly: true }, say: () => {}, ask: () => ({ response: "yesButtonClicked" }),
+    tools, toolCalling, autoApprove: { readOnly: true }, say: () => {}, ask: () => ({ response: "yesButtonClicked" }),
   });
   const outcome = await t.start("bench");
   if (outcome.status !== "completed") throw new Error(JSON.stringify(outcome));
@@ -48,9 +44,9 @@ async function task({ Task }, format, replies, tools = []) {
 
 console.log("| workload | new / old (median of pairs) |");
 console.log("|---|---|");
-for (const [name, format] of [["sse-anthropic-5000", "anthropic"], ["sse-openai-5000", "openai"]]) {
+for (const [format, name] of FORMATS) {
   const body = readFileSync(`${fixtures}/${name}.txt`);
-  const events = body.toString("utf8").split(/(?<=\n\n)/).map((e) => enc.encode(e));
+  const events = eventsOf(fixtures, name);
   const pieces = [];
   for (let at = 0; at < body.length; at += 4096) pieces.push(new Uint8Array(body.subarray(at, at + 4096)));
   const decode = (list) => ({ StreamDecoder }) => {
@@ -66,8 +62,10 @@ for (const [name, format] of [["sse-anthropic-5000", "anthropic"], ["sse-openai-
     while (!(await reader.read()).done);
   };
   console.log(`| ${name}: sseDecoder, one event per read | ${(await pairs(piped)).toFixed(2)}x |`);
-  const replies = [events, [enc.encode(completion[format])]];
-  console.log(`| ${name}: Task, one round, one event per read | ${(await pairs((b) => task(b, format, replies))).toFixed(2)}x |`);
+  for (const mode of ["xml", "native"]) {
+    const replies = [events, [enc.encode(completion(format, mode))]];
+    console.log(`| ${name}: Task, one round, one event per read, ${mode} tools | ${(await pairs((b) => task(b, format, replies, TOOLS, mode))).toFixed(2)}x |`);
+  }
 }
 const prose = "The quick brown fox jumps over the lazy dog while the agent reads files. ".repeat(40);
 const rounds = [];

@@ -2,8 +2,9 @@
 //
 // 1. A 50-round scripted task through the package's Task class: each round streams ~3 KB of
 //    text as 20-byte chunk lines (one line per read) and one tool call.
-// 2. One task round over each 5,000-delta SSE body, delivered one SSE event per read(),
-//    from bytes to the last say (plus a one-event completion round). Beside it, in the
+// 2. One task round over each format's 5,000-delta SSE body, delivered one SSE event per
+//    read(), from bytes to the last say (plus a one-event completion round), in both tool
+//    calling modes (the completion is XML text or a native call). Beside it, in the
 //    same run, the floor: plain JS reading the same stream event by event with TextDecoder
 //    and JSON.parse, doing nothing else. Judged by the median of the ratios of adjacent
 //    pairs (clew, floor), which is steadier on a shared machine than the best of each.
@@ -11,7 +12,7 @@
 //    round at the start and at the end (from one request to the next, every read resolving
 //    at once), beside JSON.stringify of the same requests.
 // Times are wall clock (the work is CPU-bound: every read resolves at once).
-import { readFileSync } from "node:fs";
+import { FORMATS, TOOLS, completion, eventsOf } from "./replies.mjs";
 
 const [pkgDir, fixtures] = process.argv.slice(2);
 const { Task } = await import(`${pkgDir}/node.js`);
@@ -58,15 +59,13 @@ async function minTimesInterleaved(runs, a, b) {
   return best;
 }
 
-async function runTask(format, replies) {
+async function runTask(format, replies, toolCalling = "xml") {
   let n = 0;
   let says = 0;
   const task = new Task({
     model: { format, request: () => streamOf(replies[Math.min(n++, replies.length - 1)]) },
-    tools: [
-      { name: "read_file", readOnly: true, parameters: [{ name: "path", required: true }], execute: () => "file contents: ok" },
-      { name: "get_weather", readOnly: true, parameters: [{ name: "city", required: true }], execute: () => "sunny" },
-    ],
+    toolCalling,
+    tools: TOOLS,
     autoApprove: { readOnly: true },
     say: () => { says++; },
     ask: () => ({ response: "yesButtonClicked" }),
@@ -111,17 +110,17 @@ const asSse = rounds.map((r) => r.map((p) => enc.encode("data: " + new TextDecod
 const [whole, roundsFloor] = await minTimesInterleaved(15, () => runTask("chunks", rounds), async () => { for (const r of asSse) await jsFloor(r); });
 console.log(`| 50 rounds, one tool call each (chunk lines) | ${chunks} | ${whole.toFixed(2)} ms | ${(whole / 50).toFixed(2)} ms | ${(whole * 1e3 / chunks).toFixed(2)} µs | ${roundsFloor.toFixed(2)} ms | ${(whole / roundsFloor).toFixed(2)}x |`);
 
-const completions = {
-  anthropic: 'event: message_start\ndata: {"type":"message_start","message":{"id":"m","usage":{"input_tokens":1,"output_tokens":1}}}\n\nevent: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\nevent: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"<attempt_completion><result>ok</result></attempt_completion>"}}\n\nevent: message_stop\ndata: {"type":"message_stop"}\n\n',
-  openai: 'data: {"choices":[{"index":0,"delta":{"content":"<attempt_completion><result>ok</result></attempt_completion>"}}]}\n\ndata: [DONE]\n\n',
-};
-for (const [name, format] of [["sse-anthropic-5000", "anthropic"], ["sse-openai-5000", "openai"]]) {
-  const body = readFileSync(`${fixtures}/${name}.txt`, "utf8");
-  const events = body.split(/(?<=\n\n)/).map((e) => enc.encode(e));
-  const replies = [events, [enc.encode(completions[format])]];
-  const [clew, floor, ratio] = await pairs(25, () => runTask(format, replies), () => jsFloor(events));
-  const n = events.length;
-  console.log(`| one round of ${name}, one SSE event per read | ${n} | ${clew.toFixed(2)} ms | – | ${(clew * 1e3 / n).toFixed(2)} µs | ${floor.toFixed(2)} ms (${(floor * 1e3 / n).toFixed(2)} µs per event) | ${ratio.toFixed(2)}x (median of pairs) |`);
+console.log();
+console.log("| one round of a 5,000-delta body, one SSE event per read | tool calling | reads | clew Task | per read | plain JS floor per event | clew / floor (median of pairs) |");
+console.log("|---|---|---|---|---|---|---|");
+for (const [format, name] of FORMATS) {
+  const events = eventsOf(fixtures, name);
+  for (const mode of ["xml", "native"]) {
+    const replies = [events, [enc.encode(completion(format, mode))]];
+    const [clew, floor, ratio] = await pairs(25, () => runTask(format, replies, mode), () => jsFloor(events));
+    const n = events.length;
+    console.log(`| ${name} | ${mode} | ${n} | ${clew.toFixed(2)} ms | ${(clew * 1e3 / n).toFixed(2)} µs | ${(floor * 1e3 / n).toFixed(2)} µs | ${ratio.toFixed(2)}x |`);
+  }
 }
 
 // 3. The growing history.

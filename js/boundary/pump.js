@@ -4,7 +4,17 @@
 // frames (that skips restoring the wasm stack pointer and leaks a slot of the externref
 // table each time, until every call on every object of the instance fails).
 
-export async function clew_pump(stream, push, signal) {
+import { clew_time } from './calls.js';
+
+const ROOM = 4294967296; // 2 ** 32: `push`'s answer is room * ROOM + address
+
+// `push(length, value, now)` takes one read: `length` bytes already written at the wasm's
+// inbox (a byte array `push` last answered with), or, when the read did not fit or is not
+// bytes, `length` -1 and the value itself. `now` is the task's time (`clock`, a function,
+// read as `clew_time` reads it; else the host's). `push` answers -1 to stop reading, else
+// where its inbox now is: `room * 2 ** 32 + address`. One crossing per read, and the bytes
+// copied by one `set` on a view of the wasm's memory kept from read to read.
+export async function clew_pump(stream, push, signal, memory, clock) {
   // The reader is cancelled as soon as `signal` aborts (abort, a failure, the task's end),
   // not at the next chunk: a body that ignores the signal and never sends again is released
   // at once, with everything the read loop holds.
@@ -12,13 +22,26 @@ export async function clew_pump(stream, push, signal) {
   const cancel = () => { reader.cancel(signal.reason).catch(() => {}); };
   if (signal.aborted) { cancel(); return; }
   signal.addEventListener('abort', cancel);
+  let heap = new Uint8Array(memory.buffer), at = 0, room = 0;
   try {
     for (;;) {
       const { done, value } = await reader.read();
       if (done || signal.aborted) return;
-      let stop;
-      try { stop = push(value); } catch (error) { reader.cancel().catch(() => {}); throw error; }
-      if (stop) { reader.cancel().catch(() => {}); return; }
+      const now = clock === undefined ? Date.now() : clew_time(clock);
+      let answer;
+      try {
+        if (value instanceof Uint8Array && value.length <= room) {
+          // NOTE: a view on a buffer the memory outgrew is detached (length 0).
+          if (heap.length === 0) heap = new Uint8Array(memory.buffer);
+          heap.set(value, at);
+          answer = push(value.length, undefined, now);
+        } else {
+          answer = push(-1, value, now);
+        }
+      } catch (error) { reader.cancel().catch(() => {}); throw error; }
+      if (answer < 0) { reader.cancel().catch(() => {}); return; }
+      room = Math.floor(answer / ROOM);
+      at = answer % ROOM;
     }
   } finally {
     signal.removeEventListener('abort', cancel);

@@ -88,7 +88,11 @@ impl Driver {
 
     /// Runs `event` on the machine, then performs the effects it produced.
     pub(super) fn handle(self: &Rc<Self>, event: impl FnOnce(&mut Machine, u64)) {
-        let now = self.now();
+        self.handle_at(self.now(), event);
+    }
+
+    /// [`handle`](Self::handle) at a time already read.
+    pub(super) fn handle_at(self: &Rc<Self>, now: u64, event: impl FnOnce(&mut Machine, u64)) {
         if let Ok(mut machine) = self.machine.try_borrow_mut() {
             event(&mut machine, now);
         }

@@ -14,14 +14,18 @@ use super::task_convert::get;
 
 #[wasm_bindgen(module = "/js/boundary/pump.js")]
 extern "C" {
-    /// Reads `stream` to its end, handing each read's value to `push` synchronously; stops
-    /// when `push` returns true, and cancels the stream and rejects with the error when
+    /// Reads `stream` to its end, handing each read to `push` synchronously (see [`Push`]):
+    /// the bytes written into `push`'s inbox in `memory` when they fit, else the value
+    /// itself, with the task's time (`clock`, a function, or undefined for the host's).
+    /// Stops when `push` answers -1, and cancels the stream and rejects with the error when
     /// `push` fails (a chunk it cannot take). Cancels the stream the moment `signal` aborts.
     #[wasm_bindgen(catch)]
     pub(super) async fn clew_pump(
         stream: &JsValue,
-        push: &Closure<dyn FnMut(JsValue) -> Result<bool, JsValue>>,
+        push: &Closure<Push>,
         signal: &web_sys::AbortSignal,
+        memory: &JsValue,
+        clock: &JsValue,
     ) -> Result<JsValue, JsValue>;
 }
 
@@ -38,6 +42,12 @@ extern "C" {
     pub(super) fn clew_time(now: &Function) -> f64;
 }
 
+/// The read loop's callback: `(length, value, now)`, where `length` bytes were written at the
+/// inbox it last answered with (or, at -1, `value` is the read itself) and `now` is the
+/// task's time (NaN: the host's). It answers -1 to stop reading, else its inbox: `room *
+/// 2^32 + address`.
+pub(super) type Push = dyn FnMut(i32, JsValue, f64) -> Result<f64, JsValue>;
+
 /// Runs `future` on the JS microtask queue. Boxed, so that one copy of the task machinery
 /// serves every caller (each future type would otherwise get its own).
 pub(super) fn spawn(future: Pin<Box<dyn Future<Output = ()>>>) {
@@ -47,6 +57,15 @@ pub(super) fn spawn(future: Pin<Box<dyn Future<Output = ()>>>) {
 /// The current time in milliseconds.
 pub(super) fn now() -> u64 {
     js_sys::Date::now().max(0.0) as u64
+}
+
+/// A time the JS side read (NaN when the task's clock gave none): the host's instead.
+pub(super) fn time_or_now(time: f64) -> u64 {
+    if time.is_finite() {
+        time.max(0.0) as u64
+    } else {
+        now()
+    }
 }
 
 /// Calls a user's function. A throw comes back as `Err`.

@@ -130,7 +130,9 @@ pub struct TaskConfig {
     pub timeouts: Timeouts,
     /// Per-task limits.
     pub limits: Limits,
-    /// Least time between two partial updates of one message (default 40 ms).
+    /// Least time between two partial updates of one message (default 40 ms; 0: none).
+    /// Whatever it is, once a message's text is 1 KiB long its next partial update also
+    /// waits until the text has grown by an eighth since the last one sent.
     pub presentation_interval_ms: u64,
     /// Replaces the default system prompt's introduction.
     pub system_prompt: Option<String>,

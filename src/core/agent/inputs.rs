@@ -29,12 +29,14 @@ impl Task {
             *deadline = idle;
             *received = (*received).max(Received::Bytes);
         }
-        let mut chunks = Vec::new();
+        let mut chunks = std::mem::take(&mut self.ctx.chunks);
         let result = match round.decoder.as_mut() {
             Some(decoder) => decoder.push(bytes, &mut chunks),
             None => Ok(()),
         };
-        self.take_chunks(chunks, result, false);
+        self.take_chunks(&mut chunks, result, false);
+        chunks.clear();
+        self.ctx.chunks = chunks;
     }
 
     /// Stream `stream` ended normally.
@@ -44,12 +46,14 @@ impl Task {
         if round.stream_id != stream || !matches!(round.stream, StreamPhase::Open { .. }) {
             return;
         }
-        let mut chunks = Vec::new();
+        let mut chunks = std::mem::take(&mut self.ctx.chunks);
         let result = match round.decoder.as_mut() {
             Some(decoder) => decoder.finish(&mut chunks),
             None => Ok(()),
         };
-        self.take_chunks(chunks, result, true);
+        self.take_chunks(&mut chunks, result, true);
+        chunks.clear();
+        self.ctx.chunks = chunks;
     }
 
     /// The answer to [`Effect::ListMcpServers`] `id`: the host's raw listing of the MCP

@@ -6,8 +6,11 @@
 //! still being written is re-read by the next pass. A pass never starts inside another: the
 //! machine handles one event at a time, and a wait (approval, tool) stops the pass until the
 //! event that ends it. Partial updates of one message are paced: the first at once, then at
-//! most one per interval, with the newest state held back and sent by a wake-up; the final
-//! version is always sent.
+//! most one per interval, with the newest state held back and sent by a wake-up; and once the
+//! message's text is 1 KiB long, an update goes out only when the text grew by an eighth
+//! since the last one sent (each update carries the whole text: this bounds what the partial
+//! updates of a long message carry to about nine times its final text, however fast or slow
+//! the machine). The final version is always sent.
 
 use super::calls;
 use super::config::{ASK_FOLLOWUP_QUESTION, ATTEMPT_COMPLETION};
@@ -20,6 +23,16 @@ use super::turn;
 use crate::core::conversation::ContentBlock;
 use crate::core::json::Json;
 use crate::core::stream::Chunk;
+
+/// From this length (bytes) of a partial message's text, its next partial update waits for
+/// the text to grow by an eighth.
+const GROWTH_FROM: usize = 1024;
+
+/// Whether a partial update whose text is `len` bytes long may follow one of `last` bytes of
+/// the same message: always below [`GROWTH_FROM`], else once the text grew by an eighth.
+fn grown_enough(last: usize, len: usize) -> bool {
+    last < GROWTH_FROM || len >= last.saturating_add(last / 8)
+}
 
 impl Ctx {
     /// Takes one decoded chunk; returns whether reading must stop (a tool was denied, or one
@@ -200,35 +213,64 @@ impl Ctx {
         }
     }
 
-    /// Shows the newest partial state of the block or the reasoning, unless pacing holds it.
+    /// Shows the newest partial state of the block or the reasoning, unless pacing holds it:
+    /// the time rule (one update per interval) holds it for a wake-up; the growth rule (from
+    /// 1 KiB on, an eighth more text than the last update sent) drops it, for a later state or
+    /// the final version to supersede.
     pub(crate) fn show_partial(&mut self, round: &mut Round, which: Paced) {
         let ts = match which {
             Paced::Block => round.index_ts,
             Paced::Reasoning => round.reasoning_ts,
         };
-        if let (Some(ts), Some((last_ts, at))) = (ts, round.last_partial) {
-            let due = at.saturating_add(self.config.presentation_interval_ms);
-            if last_ts == ts && self.now < due {
-                if let Some((other, _)) = round.paced.filter(|(other, _)| *other != which) {
-                    self.send_partial(round, other);
+        if let (Some(ts), Some((last_ts, at, len))) = (ts, round.last_partial) {
+            if last_ts == ts {
+                // NOTE: checked before the time rule, on a bound that costs no text: a state
+                // that cannot have grown enough asks for no wake-up.
+                if self.partial_len_bound(round, which).is_some_and(|bound| !grown_enough(len, bound)) {
+                    if round.paced.is_some_and(|(w, _)| w == which) {
+                        round.paced = None;
+                    }
+                    return;
                 }
-                round.paced = Some((which, due));
-                return;
+                let due = at.saturating_add(self.config.presentation_interval_ms);
+                if self.now < due {
+                    if let Some((other, _)) = round.paced.filter(|(other, _)| *other != which) {
+                        self.send_partial(round, other, false);
+                    }
+                    round.paced = Some((which, due));
+                    return;
+                }
             }
         }
-        self.send_partial(round, which);
+        self.send_partial(round, which, false);
     }
 
-    /// Sends the held-back partial update if it is due (or `force`).
+    /// Sends the held-back partial update if it is due (or `force`); the growth rule may
+    /// still drop it.
     pub(crate) fn flush_paced(&mut self, round: &mut Round, force: bool) {
         if let Some((which, due)) = round.paced {
             if force || due <= self.now {
-                self.send_partial(round, which);
+                self.send_partial(round, which, false);
             }
         }
     }
 
-    fn send_partial(&mut self, round: &mut Round, which: Paced) {
+    /// An upper bound of the length of the text [`send_partial`](Self::send_partial) would
+    /// build for `which`, when one is known without building it: the reasoning's length, a
+    /// text block's content (what is shown of it is never longer). `None` for a tool call.
+    fn partial_len_bound(&self, round: &Round, which: Paced) -> Option<usize> {
+        match which {
+            Paced::Reasoning => Some(round.reasoning.len()),
+            Paced::Block => match round.items.get(round.index).copied()? {
+                Item::Parsed(n) => round.parsed(n)?.text_content().map(str::len),
+                Item::Native(_) => None,
+            },
+        }
+    }
+
+    /// Sends the newest partial state of `which`, unless it is the message's state already or
+    /// (without `regardless_of_growth`) the growth rule drops it.
+    fn send_partial(&mut self, round: &mut Round, which: Paced, regardless_of_growth: bool) {
         if round.paced.is_some_and(|(w, _)| w == which) {
             round.paced = None;
         }
@@ -239,6 +281,7 @@ impl Ctx {
                 None => return,
             },
         };
+        let len = text.len();
         let current = match which {
             Paced::Reasoning => round.reasoning_ts,
             Paced::Block => round.index_ts,
@@ -246,6 +289,15 @@ impl Ctx {
         let existing = current.filter(|ts| self.transcript.get(*ts).is_some_and(|m| m.kind == kind));
         let ts = match existing {
             Some(ts) => {
+                if let Some((_, _, last_len)) = round.last_partial.filter(|(last_ts, ..)| *last_ts == ts) {
+                    if !regardless_of_growth && !grown_enough(last_len, len) {
+                        // NOTE: this check cost a build of the text: the next one waits an
+                        // interval, as after a send, so a stream of small reads does not
+                        // build the text once per read.
+                        round.last_partial = Some((ts, self.now, last_len));
+                        return;
+                    }
+                }
                 if let Some(message) = self.transcript.get_mut(ts) {
                     if message.text == text && message.is_partial() {
                         return;
@@ -266,7 +318,7 @@ impl Ctx {
             Paced::Reasoning => round.reasoning_ts = Some(ts),
             Paced::Block => round.index_ts = Some(ts),
         }
-        round.last_partial = Some((ts, self.now));
+        round.last_partial = Some((ts, self.now, len));
         self.emit_message(ts);
     }
 
@@ -295,10 +347,13 @@ impl Ctx {
         ts
     }
 
-    /// Marks the current block's partial message final as it stands.
+    /// Marks the current block's partial message final as it stands, with the newest state
+    /// pacing held back or dropped.
     pub(crate) fn finish_block_message(&mut self, round: &mut Round) {
         if round.paced.is_some_and(|(w, _)| w == Paced::Block) {
-            self.send_partial(round, Paced::Block);
+            self.send_partial(round, Paced::Block, true);
+        } else {
+            self.update_block_message(round);
         }
         let Some(ts) = round.index_ts.take() else { return };
         if let Some(message) = self.transcript.get_mut(ts) {
@@ -307,6 +362,22 @@ impl Ctx {
                 self.emit_final(ts);
             }
         }
+    }
+
+    /// Brings the current block's partial message to the block's newest state: one the
+    /// growth rule dropped, or one no pass showed yet. A message of another kind (the block
+    /// now shows as another) is left as it stands.
+    fn update_block_message(&mut self, round: &mut Round) {
+        let Some(ts) = round.index_ts else { return };
+        let Some(shown) = self.transcript.get(ts).filter(|m| m.is_partial()).map(|m| m.kind) else { return };
+        let Some((kind, text)) = self.block_view(round) else { return };
+        if kind != shown || self.transcript.get(ts).is_some_and(|m| m.text == text) {
+            return;
+        }
+        if let Some(message) = self.transcript.get_mut(ts) {
+            message.text = text;
+        }
+        self.emit_message(ts);
     }
 
     /// After a failure mid-stream: the message being streamed becomes final as shown.

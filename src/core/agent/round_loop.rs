@@ -24,10 +24,10 @@ const MALFORMED_TOOL_CALL: &str = "malformed_tool_call";
 
 impl Task {
     /// Decoded chunks in, then the decoder's verdict; `end` when the body ended.
-    pub(super) fn take_chunks(&mut self, chunks: Vec<Chunk>, result: Result<(), StreamError>, end: bool) {
+    pub(super) fn take_chunks(&mut self, chunks: &mut Vec<Chunk>, result: Result<(), StreamError>, end: bool) {
         let Phase::InRound(round) = &mut self.phase else { return };
         let mut interrupted = false;
-        for chunk in chunks {
+        for chunk in chunks.drain(..) {
             if self.ctx.take_chunk(round, chunk) {
                 interrupted = true;
                 break;

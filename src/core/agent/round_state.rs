@@ -182,8 +182,10 @@ pub(crate) struct Round {
     pub(crate) stop_reason: Option<String>,
     /// A held-back partial update, and when it is due.
     pub(crate) paced: Option<(Paced, u64)>,
-    /// The last partial update sent: message ts and time.
-    pub(crate) last_partial: Option<(u64, u64)>,
+    /// The last partial update sent: message ts, time (or the time the growth rule last
+    /// dropped a state of that message, when building its text) and its text's length in
+    /// bytes.
+    pub(crate) last_partial: Option<(u64, u64, usize)>,
     /// The reply was cut at a complete block when a restored task resumed, so part of its
     /// usage never arrived. (Not in snapshots: it is read when the reply ends, in the same
     /// call that set it.)

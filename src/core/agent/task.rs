@@ -79,6 +79,8 @@ impl Phase {
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Ctx {
     pub(crate) config: TaskConfig,
+    /// The chunks of one read, kept from read to read so that a read allocates no list.
+    pub(crate) chunks: Vec<crate::core::stream::Chunk>,
     pub(crate) tools: Rc<ToolSet>,
     pub(crate) describer: Describer,
     pub(crate) now: u64,

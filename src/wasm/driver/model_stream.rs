@@ -9,7 +9,7 @@ use wasm_bindgen::JsCast;
 use web_sys::AbortSignal;
 
 use super::super::js_call::{
-    abort_controller, call_with, clew_pump, error_message, settle, spawn, NO_ABORT_CONTROLLER,
+    abort_controller, call_with, clew_pump, error_message, settle, spawn, time_or_now, Push, NO_ABORT_CONTROLLER,
 };
 use super::super::json_js::to_js;
 use super::super::stream::{open_response, Opened, USED};
@@ -23,6 +23,13 @@ extern "C" {
     /// `request` (with no messages) with a structured clone of `messages` as its messages.
     fn clew_request(request: &JsValue, messages: &Array) -> JsValue;
 }
+
+/// The bytes of a read the read loop can write into the wasm at once; a longer read crosses
+/// as a value and is copied here.
+const INBOX_BYTES: usize = 16 * 1024;
+
+/// The most room the inbox announces (its answer to the read loop holds the room above 2^32).
+const MAX_INBOX_ROOM: usize = 1 << 20;
 
 impl Driver {
     pub(super) fn open_stream(
@@ -97,16 +104,33 @@ impl Driver {
             }
         };
         let me = Rc::clone(self);
-        let mut buffer = Vec::new();
+        // NOTE: the read loop writes each read into `inbox` itself when it fits: one crossing
+        // per read (measured in BENCHMARKS.md).
+        let mut inbox = vec![0; INBOX_BYTES];
         // A chunk that is neither bytes nor text fails the read with a TypeError saying so.
-        let push = Closure::<dyn FnMut(JsValue) -> Result<bool, JsValue>>::new(move |value: JsValue| {
-            super::super::args::bytes_or_text(&value, "a model stream chunk", &mut buffer)?;
-            let bytes = std::mem::take(&mut buffer);
-            me.handle(|m, now| m.handle_stream_bytes(now, stream, &bytes));
-            buffer = bytes;
-            Ok(!me.is_current(stream))
+        let push = Closure::<Push>::new(move |length: i32, value: JsValue, time: f64| {
+            let length = match usize::try_from(length) {
+                Ok(length) => length,
+                Err(_) => {
+                    super::super::args::bytes_or_text(&value, "a model stream chunk", &mut inbox)?;
+                    inbox.len()
+                }
+            };
+            let bytes = inbox.get(..length).unwrap_or_default();
+            me.handle_at(time_or_now(time), |m, now| m.handle_stream_bytes(now, stream, bytes));
+            if inbox.len() < INBOX_BYTES {
+                inbox.resize(INBOX_BYTES, 0);
+            }
+            if !me.is_current(stream) {
+                return Ok(-1.0);
+            }
+            let room = inbox.len().min(MAX_INBOX_ROOM) as f64;
+            Ok(room * 4_294_967_296.0 + inbox.as_ptr() as usize as f64)
         });
-        let result = clew_pump(&body, &push, signal).await;
+        let clock =
+            self.callbacks.borrow().as_ref().and_then(|c| c.clock.as_ref().map(|(now, _)| JsValue::from(&**now)));
+        let clock = clock.unwrap_or(JsValue::UNDEFINED);
+        let result = clew_pump(&body, &push, signal, &wasm_bindgen::memory(), &clock).await;
         if !self.is_current(stream) {
             return;
         }

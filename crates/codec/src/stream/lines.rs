@@ -89,8 +89,10 @@ impl LineSplitter {
         }
         while let Some(end) = memchr2(b'\n', b'\r', bytes) {
             let (line, rest) = bytes.split_at(end);
-            let crlf = rest.starts_with(b"\r\n");
-            if rest.len() == 1 && rest.first() == Some(&b'\r') {
+            // NOTE: byte tests rather than slice patterns (calls at opt-level "z"): every line.
+            let cr = rest.first() == Some(&b'\r');
+            let crlf = cr && rest.get(1) == Some(&b'\n');
+            if cr && rest.len() == 1 {
                 self.after_cr = true;
             }
             bytes = rest.get(if crlf { 2 } else { 1 }..).unwrap_or_default();

@@ -124,13 +124,16 @@ impl FieldState {
         if line.is_empty() {
             return self.dispatch(on_event);
         }
-        let line = std::str::from_utf8(line).map_err(|_| StreamError::InvalidUtf8 { line: preview(line) })?;
-        if line.starts_with(':') {
+        // NOTE: byte tests rather than `str` patterns, which this crate's size-optimised build
+        // leaves as calls (a char pattern is encoded at every call): this runs for every line.
+        if line.first() == Some(&b':') {
             self.seen_line = true;
             return Ok(()); // a comment (keep-alive)
         }
+        let line = std::str::from_utf8(line).map_err(|_| StreamError::InvalidUtf8 { line: preview(line) })?;
         let (field, value) = match crate::text::split_once_byte(line, b':') {
-            Some((field, value)) => (field, value.strip_prefix(' ').unwrap_or(value)),
+            Some((field, value)) if value.as_bytes().first() == Some(&b' ') => (field, value.get(1..).unwrap_or(value)),
+            Some((field, value)) => (field, value),
             None => (line, ""),
         };
         if !self.seen_line && !matches!(field, "data" | "event" | "id" | "retry") {
