@@ -9,12 +9,12 @@ import { clew_time } from './calls.js';
 const ROOM = 4294967296; // 2 ** 32: `push`'s answer is room * ROOM + address
 
 // `push(length, value, now)` takes one read: `length` bytes already written at the wasm's
-// inbox (a byte array `push` last answered with), or, when the read did not fit or is not
-// bytes, `length` -1 and the value itself. `now` is the task's time (`clock`, a function,
-// read as `clew_time` reads it; else the host's). `push` answers -1 to stop reading, else
-// where its inbox now is: `room * 2 ** 32 + address`. One crossing per read, and the bytes
-// copied by one `set` on a view of the wasm's memory kept from read to read.
-export async function clew_pump(stream, push, signal, memory, clock) {
+// inbox, or, when the read did not fit or is not bytes, `length` -1 and the value itself.
+// `now` is the task's time (`clock`, a function, read as `clew_time` reads it; else the
+// host's). `push` answers -1 to stop reading, else where its inbox now is: `room * 2 ** 32 +
+// address` (`inbox` before the first read). One crossing per read, and the bytes copied by
+// one `set` on a view of the wasm's memory kept from read to read.
+export async function clew_pump(stream, push, signal, memory, clock, inbox) {
   // The reader is cancelled as soon as `signal` aborts (abort, a failure, the task's end),
   // not at the next chunk: a body that ignores the signal and never sends again is released
   // at once, with everything the read loop holds.
@@ -22,7 +22,7 @@ export async function clew_pump(stream, push, signal, memory, clock) {
   const cancel = () => { reader.cancel(signal.reason).catch(() => {}); };
   if (signal.aborted) { cancel(); return; }
   signal.addEventListener('abort', cancel);
-  let heap = new Uint8Array(memory.buffer), at = 0, room = 0;
+  let heap = new Uint8Array(memory.buffer), room = Math.floor(inbox / ROOM), at = inbox % ROOM;
   try {
     for (;;) {
       const { done, value } = await reader.read();

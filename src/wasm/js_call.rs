@@ -15,8 +15,9 @@ use super::task_convert::get;
 #[wasm_bindgen(module = "/js/boundary/pump.js")]
 extern "C" {
     /// Reads `stream` to its end, handing each read to `push` synchronously (see [`Push`]):
-    /// the bytes written into `push`'s inbox in `memory` when they fit, else the value
-    /// itself, with the task's time (`clock`, a function, or undefined for the host's).
+    /// the bytes written into `push`'s inbox in `memory` (first at `inbox`, then where `push`
+    /// answers) when they fit, else the value itself, with the task's time (`clock`, a
+    /// function, or undefined for the host's).
     /// Stops when `push` answers -1, and cancels the stream and rejects with the error when
     /// `push` fails (a chunk it cannot take). Cancels the stream the moment `signal` aborts.
     #[wasm_bindgen(catch)]
@@ -26,6 +27,7 @@ extern "C" {
         signal: &web_sys::AbortSignal,
         memory: &JsValue,
         clock: &JsValue,
+        inbox: f64,
     ) -> Result<JsValue, JsValue>;
 }
 

@@ -31,6 +31,12 @@ const INBOX_BYTES: usize = 16 * 1024;
 /// The most room the inbox announces (its answer to the read loop holds the room above 2^32).
 const MAX_INBOX_ROOM: usize = 1 << 20;
 
+/// Where `inbox` is, as the read loop reads it: `room * 2^32 + address`.
+fn room_of(inbox: &[u8]) -> f64 {
+    let room = inbox.len().min(MAX_INBOX_ROOM) as f64;
+    room * 4_294_967_296.0 + inbox.as_ptr() as usize as f64
+}
+
 impl Driver {
     pub(super) fn open_stream(
         self: &Rc<Self>,
@@ -105,32 +111,33 @@ impl Driver {
         };
         let me = Rc::clone(self);
         // NOTE: the read loop writes each read into `inbox` itself when it fits: one crossing
-        // per read (measured in BENCHMARKS.md).
+        // per read (measured in BENCHMARKS.md). A read that does not fit (or is text) is
+        // copied into `spill`, which becomes the inbox when it is the larger.
         let mut inbox = vec![0; INBOX_BYTES];
+        let mut spill = Vec::new();
+        let first = room_of(&inbox);
         // A chunk that is neither bytes nor text fails the read with a TypeError saying so.
         let push = Closure::<Push>::new(move |length: i32, value: JsValue, time: f64| {
-            let length = match usize::try_from(length) {
-                Ok(length) => length,
+            let bytes = match usize::try_from(length) {
+                Ok(length) => inbox.get(..length).unwrap_or_default(),
                 Err(_) => {
-                    super::super::args::bytes_or_text(&value, "a model stream chunk", &mut inbox)?;
-                    inbox.len()
+                    super::super::args::bytes_or_text(&value, "a model stream chunk", &mut spill)?;
+                    &spill
                 }
             };
-            let bytes = inbox.get(..length).unwrap_or_default();
             me.handle_at(time_or_now(time), |m, now| m.handle_stream_bytes(now, stream, bytes));
-            if inbox.len() < INBOX_BYTES {
-                inbox.resize(INBOX_BYTES, 0);
+            if spill.len() > inbox.len() {
+                std::mem::swap(&mut inbox, &mut spill);
             }
             if !me.is_current(stream) {
                 return Ok(-1.0);
             }
-            let room = inbox.len().min(MAX_INBOX_ROOM) as f64;
-            Ok(room * 4_294_967_296.0 + inbox.as_ptr() as usize as f64)
+            Ok(room_of(&inbox))
         });
         let clock =
             self.callbacks.borrow().as_ref().and_then(|c| c.clock.as_ref().map(|(now, _)| JsValue::from(&**now)));
         let clock = clock.unwrap_or(JsValue::UNDEFINED);
-        let result = clew_pump(&body, &push, signal, &wasm_bindgen::memory(), &clock).await;
+        let result = clew_pump(&body, &push, signal, &wasm_bindgen::memory(), &clock, first).await;
         if !self.is_current(stream) {
             return;
         }
