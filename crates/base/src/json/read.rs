@@ -3,8 +3,6 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use memchr::memchr2;
-
 use super::number::{digits_u64, scan, Number};
 use super::value::Json;
 
@@ -312,15 +310,12 @@ impl<'a> Reader<'a> {
         let mut owned: Option<String> = None;
         let mut run = start;
         loop {
-            let rest = self.bytes().get(self.pos..).unwrap_or_default();
-            let Some(offset) = memchr2(b'"', b'\\', rest) else {
+            let Some(stop) = special_at(self.bytes(), self.pos) else {
                 self.pos = self.text.len();
                 return self.fail("unterminated string");
             };
-            let stop = self.pos + offset;
-            let piece = self.bytes().get(self.pos..stop).unwrap_or_default();
-            if let Some(bad) = piece.iter().position(|b| *b < 0x20) {
-                self.pos += bad;
+            if self.bytes().get(stop).is_some_and(|b| *b < 0x20) {
+                self.pos = stop;
                 return self.fail("control character in string");
             }
             self.pos = stop + 1;
@@ -394,4 +389,52 @@ pub(super) fn parse(text: &str) -> Result<Json> {
     let value = reader.value()?;
     reader.end()?;
     Ok(value)
+}
+
+/// The first byte at or after `from` that ends a run of plain string bytes: a `"`, a `\\`
+/// or a control character. One pass, eight bytes at a time (a string's bytes are read once
+/// for every event, and most are a few dozen bytes long).
+#[inline]
+fn special_at(bytes: &[u8], from: usize) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut at = from;
+    while let Some(word) = bytes.get(at..at + 8) {
+        let Ok(eight) = <[u8; 8]>::try_from(word) else { break };
+        let w = u64::from_le_bytes(eight);
+        let quote = w ^ (ONES * u64::from(b'"'));
+        let slash = w ^ (ONES * u64::from(b'\\'));
+        // NOTE: a zero byte of `quote` or `slash`, or a byte under 0x20, sets its high bit
+        // here (and may set higher ones after it, never an earlier one).
+        let found =
+            (quote.wrapping_sub(ONES) & !quote | slash.wrapping_sub(ONES) & !slash | w.wrapping_sub(ONES * 0x20) & !w)
+                & HIGH;
+        if found != 0 {
+            return Some(at + (found.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+    }
+    bytes.get(at..)?.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20).map(|i| at + i)
+}
+
+#[cfg(test)]
+mod special_tests {
+    use super::special_at;
+
+    #[test]
+    fn the_eight_byte_scan_finds_the_first_quote_backslash_or_control_character() {
+        let plain = "ab\u{e9}\u{1F980}cdefghijklmnopqrstuvwxyz0123456789";
+        for special in ["\"", "\\", "\n", "\u{0}", "\u{1f}"] {
+            for cut in 0..=plain.len() {
+                let Some((head, tail)) = plain.split_at_checked(cut) else { continue };
+                let text = format!("{head}{special}{tail}\"");
+                for from in 0..=cut {
+                    let naive = text.bytes().skip(from).position(|b| b == b'"' || b == b'\\' || b < 0x20);
+                    assert_eq!(special_at(text.as_bytes(), from), naive.map(|i| from + i), "{text:?} from {from}");
+                }
+            }
+        }
+        assert_eq!(special_at(b"no end here, none at all", 0), None);
+        assert_eq!(special_at(b"\x7f\x80\xff ok", 0), None);
+    }
 }
