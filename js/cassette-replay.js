@@ -39,37 +39,73 @@ function readRuns(bodies, others) {
   return runs;
 }
 
+/** A read past a body's end (shared: the task only looks at `done`). */
+const DONE = Object.freeze({ done: true, value: undefined });
+
 /**
- * A replayed response body's source: each read handed over in its turn. (A class, not
- * closures: nothing is made per read but the chunk.)
+ * A replayed response body, each read handed over in its turn. It is its own reader, with
+ * what the task reads a body with (`getReader`, `read`, `cancel`, `releaseLock`, `locked`;
+ * js/boundary/pump.js), not a `ReadableStream`: nothing but the task reads it, and a stream's
+ * machinery per read (a read request, a pull and its promise) made a replay 1.27x the same
+ * task with its bodies from memory (benches/wasm/cassette.mjs), 0.97x without.
  */
 class ReplayedBody {
   constructor(sequencer, key, past) {
     this.sequencer = sequencer;
     this.key = key;
     this.past = past;
-    this.controller = null;
-    this.hand = this.hand.bind(this);
+    this.locked = false;
+    /** Null while reads may come; else `DONE` (ended, cancelled) or the recorded error. */
+    this.ended = null;
+    /** The read waiting for its turn: `{ promise, resolve }`. */
+    this.waiting = null;
   }
 
-  pull(controller) {
-    this.controller = controller;
+  getReader() {
+    if (this.locked) throw new TypeError("the replayed body is locked to a reader");
+    this.locked = true;
+    return this;
+  }
+
+  releaseLock() {
+    this.locked = false;
+  }
+
+  read() {
+    // NOTE: one read at a time, as a stream's reader queues them.
+    if (this.waiting) return this.waiting.promise.then(() => this.read());
+    if (this.ended) return this.ended === DONE ? Promise.resolve(DONE) : Promise.reject(this.ended);
     const now = this.sequencer.takeNow(this.key);
-    if (now !== null) return this.hand(now);
+    if (now instanceof Uint8Array) return Promise.resolve({ done: false, value: now });
+    if (now !== null) return this.#end(now);
     if (!this.sequencer.ahead(this.key)) return this.past();
-    return this.sequencer.take(this.key).then(this.hand);
+    let resolve;
+    const promise = new Promise((r) => { resolve = r; });
+    this.waiting = { promise, resolve };
+    this.sequencer.take(this.key).then((event) => {
+      if (this.waiting?.promise !== promise) return;
+      this.waiting = null;
+      resolve(event instanceof Uint8Array ? { done: false, value: event } : this.#end(event));
+    });
+    return promise;
   }
 
-  /** Hands over a read (its bytes) or the body's end. */
-  hand(event) {
-    const controller = this.controller;
-    if (event instanceof Uint8Array) controller.enqueue(event);
-    else if (event.type === "end") controller.close();
-    else controller.error(rethrow(event));
+  /** The body's recorded end: closed, or failed with its error. */
+  #end(event) {
+    this.ended = event.type === "end" ? DONE : rethrow(event);
+    return this.read();
   }
 
+  /** Stops the body (a read waiting ends as done), and drops what the tape has left of it. */
   cancel() {
-    this.sequencer.drop(this.key);
+    if (!this.ended) {
+      this.ended = DONE;
+      this.sequencer.drop(this.key);
+    }
+    const waiting = this.waiting;
+    this.waiting = null;
+    waiting?.resolve(DONE);
+    return Promise.resolve();
   }
 }
 
@@ -187,9 +223,11 @@ export class Replaying {
     const bodyKey = `body#${entry.call}`;
     const sequencer = this.sequencer;
     const past = () => this.fail("CLEW_CASSETTE_EXHAUSTED", `the task read request ${entry.call}'s body past its recorded end`);
-    const stream = new ReadableStream(new ReplayedBody(sequencer, bodyKey, past), { highWaterMark: 0 });
+    const body = new ReplayedBody(sequencer, bodyKey, past);
     init?.signal?.addEventListener?.("abort", () => sequencer.drop(bodyKey), { once: true });
-    return response.stream ? stream : new Response(stream, { status: response.status, headers: response.headers ?? {} });
+    // NOTE: of a `Response`, what the task reads (js/boundary/response.js).
+    const status = response.status;
+    return response.stream ? body : { status, ok: status >= 200 && status < 300, headers: new Headers(response.headers ?? {}), body, bodyUsed: false };
   }
 
   async tool(tool, params, context, live) {

@@ -19,14 +19,17 @@ export async function clew_pump(stream, push, signal, memory, clock, inbox) {
   // not at the next chunk: a body that ignores the signal and never sends again is released
   // at once, with everything the read loop holds.
   const reader = stream.getReader();
-  const cancel = () => { reader.cancel(signal.reason).catch(() => {}); };
+  // NOTE: a flag of its own rather than `signal.aborted` at every read (a getter that costs
+  // a call into the runtime's own JavaScript).
+  let aborted = false;
+  const cancel = () => { aborted = true; reader.cancel(signal.reason).catch(() => {}); };
   if (signal.aborted) { cancel(); return; }
   signal.addEventListener('abort', cancel);
   let heap = new Uint8Array(memory.buffer), room = Math.floor(inbox / ROOM), at = inbox % ROOM;
   try {
     for (;;) {
       const { done, value } = await reader.read();
-      if (done || signal.aborted) return;
+      if (done || aborted) return;
       const now = clock === undefined ? Date.now() : clew_time(clock);
       let answer;
       try {

@@ -18,8 +18,8 @@ extern "C" {
     /// the bytes written into `push`'s inbox in `memory` (first at `inbox`, then where `push`
     /// answers) when they fit, else the value itself, with the task's time (`clock`, a
     /// function, or undefined for the host's).
-    /// Stops when `push` answers -1, and cancels the stream and rejects with the error when
-    /// `push` fails (a chunk it cannot take). Cancels the stream the moment `signal` aborts.
+    /// Stops (and cancels the stream) when `push` answers -1. Cancels the stream the moment
+    /// `signal` aborts.
     #[wasm_bindgen(catch)]
     pub(super) async fn clew_pump(
         stream: &JsValue,
@@ -48,7 +48,7 @@ extern "C" {
 /// inbox it last answered with (or, at -1, `value` is the read itself) and `now` is the
 /// task's time (NaN: the host's). It answers -1 to stop reading, else its inbox: `room *
 /// 2^32 + address`.
-pub(super) type Push = dyn FnMut(i32, JsValue, f64) -> Result<f64, JsValue>;
+pub(super) type Push = dyn FnMut(i32, JsValue, f64) -> f64;
 
 /// Runs `future` on the JS microtask queue. Boxed, so that one copy of the task machinery
 /// serves every caller (each future type would otherwise get its own).

@@ -116,23 +116,28 @@ impl Driver {
         let mut inbox = vec![0; INBOX_BYTES];
         let mut spill = Vec::new();
         let first = room_of(&inbox);
-        // A chunk that is neither bytes nor text fails the read with a TypeError saying so.
+        // A chunk that is neither bytes nor text fails the stream with a message saying so.
         let push = Closure::<Push>::new(move |length: i32, value: JsValue, time: f64| {
             let bytes = match usize::try_from(length) {
                 Ok(length) => inbox.get(..length).unwrap_or_default(),
-                Err(_) => {
-                    super::super::args::bytes_or_text(&value, "a model stream chunk", &mut spill)?;
-                    &spill
-                }
+                Err(_) => match super::super::args::bytes_or_text(&value, "a model stream chunk", &mut spill) {
+                    Ok(()) => &spill,
+                    Err(error) => {
+                        let message = error_message(&error);
+                        me.stream_failed(stream, StreamError::Network { message });
+                        return -1.0;
+                    }
+                },
             };
             me.handle_at(time_or_now(time), |m, now| m.handle_stream_bytes(now, stream, bytes));
             if spill.len() > inbox.len() {
                 std::mem::swap(&mut inbox, &mut spill);
             }
-            if !me.is_current(stream) {
-                return Ok(-1.0);
+            if me.is_current(stream) {
+                room_of(&inbox)
+            } else {
+                -1.0
             }
-            Ok(room_of(&inbox))
         });
         let clock =
             self.callbacks.borrow().as_ref().and_then(|c| c.clock.as_ref().map(|(now, _)| JsValue::from(&**now)));
