@@ -249,3 +249,49 @@ fn applied_edits_reach_the_usage_chunk_as_sent() {
     assert_eq!((only.input_tokens, only.output_tokens), (0, 0));
     assert_eq!(serde_json::to_value(&only.applied_edits).unwrap(), json!([]));
 }
+
+/// A text delta reads the same whether it has the exact shape the API writes (which the
+/// decoder reads a shorter way) or another one (keys in another order, spaces): escapes,
+/// non-ASCII, control characters, an empty text, a text that looks like the event's end.
+#[test]
+fn a_text_delta_reads_the_same_in_the_api_shape_and_any_other() {
+    let start = r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#;
+    let body = |data: &str| {
+        format!("event: content_block_start\ndata: {start}\n\nevent: content_block_delta\ndata: {data}\n\nevent: message_stop\ndata: {{\"type\":\"message_stop\"}}\n\n")
+    };
+    for text in ["plain", "", "quote \" backslash \\ newline \n tab \t", "ünï 🦀 \u{1}", "}}\"}}"] {
+        let quoted = serde_json::to_string(text).unwrap();
+        let exact =
+            format!(r#"{{"type":"content_block_delta","index":0,"delta":{{"type":"text_delta","text":{quoted}}}}}"#);
+        let spaced = format!(
+            r#"{{"type": "content_block_delta", "index": 0, "delta": {{"type": "text_delta", "text": {quoted}}}}}"#
+        );
+        let sorted = json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}});
+        let expected = if text.is_empty() { vec![] } else { vec![Chunk::text(text)] };
+        for data in [exact, spaced, sorted.to_string()] {
+            let (chunks, error) = support::decode_every_way(Format::Anthropic, &body(&data));
+            assert_eq!((chunks, error), (expected.clone(), None), "{data}");
+        }
+    }
+}
+
+/// What is not JSON stays an error, and an event whose SSE name is not a delta is read by its
+/// name, even when its data has a text delta's exact shape.
+#[test]
+fn a_text_delta_shape_that_is_not_json_or_not_a_delta_is_not_read_as_text() {
+    let delta = |index: &str, text: &str| {
+        format!(r#"{{"type":"content_block_delta","index":{index},"delta":{{"type":"text_delta","text":{text}}}}}"#)
+    };
+    for data in [delta("01", "\"a\""), delta("", "\"a\""), delta("0", "\"a\\q\""), delta("0", "\"a\"x")] {
+        let body = format!("event: content_block_delta\ndata: {data}\n\n");
+        let (chunks, error) = support::decode_every_way(Format::Anthropic, &body);
+        assert!(chunks.is_empty() && error.is_some_and(|e| e.code() == "CLEW_MALFORMED_JSON"), "{data}");
+    }
+    let body = format!("event: ping\ndata: {}\n\nevent: message_stop\ndata: {{}}\n\n", delta("0", "\"a\""));
+    assert_eq!(support::decode_every_way(Format::Anthropic, &body), (vec![], None));
+    let (chunks, error) = support::decode_every_way(
+        Format::Anthropic,
+        &format!("data: {}\n\ndata: {{\"type\":\"message_stop\"}}\n\n", delta("3", "null")),
+    );
+    assert_eq!((chunks, error), (vec![], None));
+}
