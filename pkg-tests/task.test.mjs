@@ -109,6 +109,29 @@ test("invalid options are TypeErrors naming the field", () => {
   assert.throws(() => new Task({ model: {}, retry: { maxRetries: -1 } }), (e) => /retry\.maxRetries/.test(e.message));
 });
 
+test("options that cannot be copied are TypeErrors saying why and where", () => {
+  const invalid = (options, why) => assert.throws(() => new Task(options),
+    (e) => e instanceof TypeError && e.code === "CLEW_INVALID_OPTIONS" && why.test(e.message), why.source);
+  const cycle = { id: "m" };
+  cycle.self = cycle;
+  invalid({ model: cycle }, /cannot be read: they hold a cycle/);
+  invalid({ model: { id: "m" }, tools: [{ name: "t", execute() {}, parameters: [{ name: "p", weight: NaN }] }] }, /not finite at options\.tools\[0\]\.parameters\[0\]\.weight/);
+  invalid({ model: { id: "m", maxTokens: 1n } }, /a BigInt at options\.model\.maxTokens/);
+  let deep = {};
+  for (let i = 0; i < 80; i++) deep = { deep };
+  invalid({ model: { id: "m" }, deep }, /nested too deeply/);
+  invalid({ model: { id: "m", get apiKey() { throw new Error("no key here"); } } }, /no key here/);
+  // The same object twice is not a cycle; a `__proto__` key is a key, not a prototype.
+  const shared = { name: "p", required: true };
+  const tools = [{ name: "a", execute() {}, parameters: [shared] }, { name: "b", execute() {}, parameters: [shared] }];
+  assert.doesNotThrow(() => new Task({ model: { id: "m" }, tools, ...JSON.parse('{"__proto__": {"tools": 5}}') }));
+  // Only options.mcpServers[i].client is taken for an MCP client, by what it offers.
+  const client = { listTools() {}, callTool() {} };
+  assert.doesNotThrow(() => new Task({ model: { id: "m" }, mcpServers: [{ name: "s", client }] }));
+  invalid({ model: { id: "m" }, mcpServers: [{ name: "s", client: { listTools() {} } }] }, /mcpServers\[0\]\.client/);
+  invalid({ model: { id: "m" }, mcpServers: { 0: { name: "s", client } } }, /mcpServers/);
+});
+
 test("a model error whose body never ends is read only in part, and the task retries", { timeout: 20_000 }, async () => {
   let pulls = 0;
   const endless = () =>

@@ -14,6 +14,15 @@ export function clew_tried() {
   return value;
 }
 
+// The second argument of `model.request`, `fetch`, a tool's `execute` and
+// `readRequiredFiles`: `{ signal, taskId? }`, where `signal` is `controller`'s, made only when
+// read (in Node an AbortSignal costs more to make than the rest of a request's way out).
+export function clew_context(controller, taskId) {
+  const context = { get signal() { return controller.signal; } };
+  if (taskId !== undefined) context.taskId = taskId;
+  return context;
+}
+
 // `options.clock.now()` as a number: NaN when it returns anything else or throws.
 export function clew_time(now) {
   try { const time = now(); return typeof time === "number" ? time : NaN; } catch { return NaN; }

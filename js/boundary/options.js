@@ -3,35 +3,44 @@
 
 export function clew_options(options) {
   // A plain copy of the options as JSON, each function replaced by {"$fn": n} (its place in
-  // `fns`); a cycle, a throwing getter, a proxy or a NaN is an error with the reason.
+  // `fns`); a cycle, a throwing getter, a proxy or a NaN is an error with the reason. `keys`
+  // is the way from `options` to the value being copied, made into a path only for an error.
   const fns = [];
   const seen = new Set();
+  const keys = [];
   let bad = null;
-  function copy(v, depth, path) {
+  const path = () => 'options' + keys.map((k) => typeof k === 'number' ? '[' + k + ']' : '.' + k).join('');
+  function copy(v) {
     if (typeof v === 'function') { fns.push(v); return { $fn: fns.length - 1 }; }
-    // An MCP server's client stays here (clew_mcp); the core sees whether it is one.
-    if (path.endsWith('].client') && path.startsWith('options.mcpServers[')) return typeof v?.listTools === 'function' && typeof v.callTool === 'function';
-    if (typeof v === 'number' && !Number.isFinite(v)) { bad = bad ?? 'a number that is not finite at ' + path; return null; }
-    if (typeof v === 'bigint') { bad = bad ?? 'a BigInt at ' + path; return null; }
+    // An MCP server's client (options.mcpServers[i].client) stays here (clew_mcp); the core
+    // sees whether it is one.
+    if (keys.length === 3 && keys[2] === 'client' && typeof keys[1] === 'number' && keys[0] === 'mcpServers') return typeof v?.listTools === 'function' && typeof v.callTool === 'function';
+    if (typeof v === 'number' && !Number.isFinite(v)) { bad = bad ?? 'a number that is not finite at ' + path(); return null; }
+    if (typeof v === 'bigint') { bad = bad ?? 'a BigInt at ' + path(); return null; }
     if (v === null || typeof v !== 'object') return v;
     if (seen.has(v)) throw new TypeError('they hold a cycle');
-    if (depth > 64) throw new TypeError('they are nested too deeply');
+    if (keys.length > 64) throw new TypeError('they are nested too deeply');
     seen.add(v);
     let out;
     if (Array.isArray(v)) {
       out = [];
-      for (let i = 0; i < v.length; i++) out.push(copy(v[i], depth + 1, path + '[' + i + ']'));
+      for (let i = 0; i < v.length; i++) { keys.push(i); out.push(copy(v[i])); keys.pop(); }
     } else {
       out = {};
       for (const key of Object.keys(v)) {
-        Object.defineProperty(out, key, { value: copy(v[key], depth + 1, path + '.' + key), enumerable: true, writable: true, configurable: true });
+        keys.push(key);
+        const value = copy(v[key]);
+        keys.pop();
+        // NOTE: a key named __proto__ is defined, not assigned (which would set the prototype).
+        if (key === '__proto__') Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+        else out[key] = value;
       }
     }
     seen.delete(v);
     return out;
   }
   try {
-    const json = JSON.stringify(copy(options, 0, 'options'));
+    const json = JSON.stringify(copy(options));
     if (bad !== null) return { ok: false, error: 'they hold ' + bad };
     const servers = options.mcpServers;
     return { ok: true, json: json ?? 'null', fns, mcp: Array.isArray(servers) && servers.length ? clew_mcp(servers) : undefined };

@@ -19,7 +19,8 @@ use wasm_bindgen::prelude::*;
 use web_sys::AbortController;
 
 use super::js_call::{
-    abort_controller, call, call_with, clew_time, error_message, now, settle, spawn, swallow, NO_ABORT_CONTROLLER,
+    abort_controller, call, call_with, clew_abort, clew_context, clew_time, error_message, now, settle, spawn, swallow,
+    NO_ABORT_CONTROLLER,
 };
 use super::task_convert::{
     answer_from_js, hook_from_js, message_to_js, outcome_to_js, params_to_js, tool_output_from_js,
@@ -161,7 +162,7 @@ impl Driver {
             Effect::CancelStream { stream } => {
                 let current = self.stream.borrow_mut().take_if(|(id, _)| *id == stream);
                 if let Some((_, controller)) = current {
-                    controller.abort();
+                    clew_abort(&controller);
                 }
             }
             Effect::Say(message) => {
@@ -206,7 +207,7 @@ impl Driver {
                 // NOTE: each cell is emptied before `abort()` runs the signals' listeners.
                 let stream = self.stream.borrow_mut().take();
                 if let Some((_, controller)) = stream {
-                    controller.abort();
+                    clew_abort(&controller);
                 }
                 let tools = std::mem::take(&mut *self.tools.borrow_mut());
                 for (_, controller) in tools {
@@ -279,9 +280,7 @@ impl Driver {
             let output = ToolOutput::error(NO_ABORT_CONTROLLER.to_owned());
             return self.handle(|m, now| m.handle_tool_done(now, id, output));
         };
-        let context = Object::new();
-        let _ = Reflect::set(&context, &"signal".into(), &controller.signal());
-        let _ = Reflect::set(&context, &"taskId".into(), &JsValue::from_str(&self.task_id));
+        let context = clew_context(&controller, Some(&self.task_id));
         self.tools.borrow_mut().push((id, controller));
         let result = call_with(&execute, &JsValue::UNDEFINED, &params_to_js(&params), &context);
         self.when_settled(

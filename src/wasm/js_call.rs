@@ -19,16 +19,19 @@ extern "C" {
     /// answers) when they fit, else the value itself, with the task's time (`clock`, a
     /// function, or undefined for the host's).
     /// Stops (and cancels the stream) when `push` answers -1. Cancels the stream the moment
-    /// `signal` aborts.
+    /// `controller` aborts through [`clew_abort`].
     #[wasm_bindgen(catch)]
     pub(super) async fn clew_pump(
         stream: &JsValue,
         push: &Closure<Push>,
-        signal: &web_sys::AbortSignal,
+        controller: &AbortController,
         memory: &JsValue,
         clock: &JsValue,
         inbox: f64,
     ) -> Result<JsValue, JsValue>;
+
+    /// Aborts a stream's `controller`, then cancels the read loop reading with it.
+    pub(super) fn clew_abort(controller: &AbortController);
 }
 
 #[wasm_bindgen(module = "/js/boundary/calls.js")]
@@ -38,6 +41,10 @@ extern "C" {
 
     /// What the last [`clew_try`] returned or threw.
     pub(super) fn clew_tried() -> JsValue;
+
+    /// `{ signal, taskId? }` for a user's function, `signal` (`controller`'s) made only when
+    /// read.
+    pub(super) fn clew_context(controller: &AbortController, task_id: Option<&str>) -> js_sys::Object;
 
     /// `now()` when it returns a number; NaN when it returns anything else or throws (one
     /// crossing: the driver reads the task's clock for every input it handles).

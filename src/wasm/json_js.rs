@@ -37,8 +37,13 @@ pub(crate) fn text_from_js(value: &JsValue) -> Result<String, String> {
 
 /// `value` as a JS value (objects, arrays, strings, numbers).
 pub(crate) fn to_js(value: &Json) -> JsValue {
+    // NOTE: the core writes valid JSON, so parsing cannot fail.
+    js_sys::JSON::parse(&json_text(value)).unwrap_or(JsValue::NULL)
+}
+
+/// `value` as JSON text.
+pub(crate) fn json_text(value: &Json) -> String {
     let mut text = String::new();
     value.write(&mut text);
-    // NOTE: the core writes valid JSON, so parsing cannot fail.
-    js_sys::JSON::parse(&text).unwrap_or(JsValue::NULL)
+    text
 }

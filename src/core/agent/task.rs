@@ -76,7 +76,7 @@ impl Phase {
 }
 
 /// Everything of a task but its phase, so that the phase can be borrowed beside it.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub(crate) struct Ctx {
     pub(crate) config: TaskConfig,
     /// The chunks of one read, kept from read to read so that a read allocates no list.
@@ -145,7 +145,33 @@ impl Task {
     /// A [`ConfigError`] naming the first setting that cannot work.
     pub fn new(config: TaskConfig) -> Result<Self, ConfigError> {
         let tools = Rc::new(config.validate()?);
-        let mut task = Self { ctx: Ctx { config, tools, ..Ctx::default() }, phase: Phase::NotStarted };
+        // NOTE: every field written out: `..Ctx::default()` would build a default config and
+        // the reference tool set only to drop them (half of `new Task`'s time).
+        let ctx = Ctx {
+            config,
+            chunks: Vec::new(),
+            tools,
+            describer: Describer::default(),
+            now: 0,
+            transcript: Transcript::default(),
+            history: Vec::new(),
+            context: ContextState::default(),
+            usage: TaskUsage::default(),
+            mistakes: 0,
+            retry_attempts: 0,
+            identical: Repeats::default(),
+            next_id: 0,
+            initial_checkpoint: None,
+            rounds: 0,
+            wake: None,
+            effects: VecDeque::new(),
+            persisted_history: 0,
+            resume_pending: false,
+            persist_due: false,
+            persist_history: 0,
+            catalog: McpCatalog::default(),
+        };
+        let mut task = Self { ctx, phase: Phase::NotStarted };
         let context = &task.ctx.config.context;
         if context.strategy == super::context::Strategy::Summarize
             || (context.strategy == super::context::Strategy::Auto && context.summarize_eligible)

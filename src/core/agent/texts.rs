@@ -272,6 +272,13 @@ pub fn all_tools(config: &TaskConfig, catalog: &McpCatalog) -> Vec<(String, Stri
     tools
 }
 
+/// Appends `pieces` to `out`, in order.
+fn push_all(out: &mut String, pieces: &[&str]) {
+    for piece in pieces {
+        out.push_str(piece);
+    }
+}
+
 /// The system prompt: the introduction (the user's or clew's), the tools and, in XML mode,
 /// how to call them, then the user's rules and environment.
 pub fn system_prompt(config: &TaskConfig, catalog: &McpCatalog) -> String {
@@ -286,28 +293,30 @@ pub fn system_prompt(config: &TaskConfig, catalog: &McpCatalog) -> String {
         );
     }
     for (name, description, params) in all_tools(config, catalog) {
-        out.push_str(&format!("\n## {name}\n{description}\n"));
+        // NOTE: pieces pushed one by one rather than through `format!`: this runs for every
+        // request, the first one included.
+        push_all(&mut out, &["\n## ", &name, "\n", &description, "\n"]);
         if !params.is_empty() {
             out.push_str("Parameters:\n");
             for p in &params {
-                let need = if p.required { "required" } else { "optional" };
-                out.push_str(&format!("- {} ({need}): {}\n", p.name, p.description));
+                let need = if p.required { " (required): " } else { " (optional): " };
+                push_all(&mut out, &["- ", &p.name, need, &p.description, "\n"]);
             }
         }
         if xml {
-            out.push_str(&format!("Usage:\n<{name}>\n"));
+            push_all(&mut out, &["Usage:\n<", &name, ">\n"]);
             for p in &params {
-                out.push_str(&format!("<{0}>...</{0}>\n", p.name));
+                push_all(&mut out, &["<", &p.name, ">...</", &p.name, ">\n"]);
             }
-            out.push_str(&format!("</{name}>\n"));
+            push_all(&mut out, &["</", &name, ">\n"]);
         }
     }
     out.push_str(&catalog.prompt);
     if let Some(rules) = config.rules.as_deref().filter(|r| !r.trim().is_empty()) {
-        out.push_str(&format!("\n# Rules\n\n{rules}\n"));
+        push_all(&mut out, &["\n# Rules\n\n", rules, "\n"]);
     }
     if let Some(env) = config.environment.as_deref().filter(|e| !e.trim().is_empty()) {
-        out.push_str(&format!("\n# Environment\n\n{env}\n"));
+        push_all(&mut out, &["\n# Environment\n\n", env, "\n"]);
     }
     out
 }

@@ -6,12 +6,13 @@ use std::rc::Rc;
 use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::AbortSignal;
+use web_sys::AbortController;
 
 use super::super::js_call::{
-    abort_controller, call_with, clew_pump, error_message, settle, spawn, time_or_now, Push, NO_ABORT_CONTROLLER,
+    abort_controller, call_with, clew_abort, clew_context, clew_pump, error_message, settle, spawn, time_or_now, Push,
+    NO_ABORT_CONTROLLER,
 };
-use super::super::json_js::to_js;
+use super::super::json_js::{json_text, to_js};
 use super::super::stream::{open_response, Opened, USED};
 use super::super::task_convert::get;
 use super::Driver;
@@ -20,8 +21,9 @@ use crate::core::stream::{Format, StreamError};
 
 #[wasm_bindgen(module = "/js/boundary/request.js")]
 extern "C" {
-    /// `request` (with no messages) with a structured clone of `messages` as its messages.
-    fn clew_request(request: &JsValue, messages: &Array) -> JsValue;
+    /// `request` (with no messages) with `messages` as its messages, each of them whose index
+    /// `shared` lists replaced by a structured clone.
+    fn clew_request(request: &JsValue, messages: &Array, shared: &Array) -> JsValue;
 }
 
 /// The bytes of a read the read loop can write into the wasm at once; a longer read crosses
@@ -49,17 +51,15 @@ impl Driver {
             let message = NO_ABORT_CONTROLLER.to_owned();
             return self.stream_failed(stream, StreamError::Network { message });
         };
-        let signal = controller.signal();
-        if let Some((_, old)) = self.stream.replace(Some((stream, controller))) {
-            old.abort();
+        if let Some((_, old)) = self.stream.replace(Some((stream, controller.clone()))) {
+            clew_abort(&old);
         }
         request.model = self.model.clone();
         let (custom, fetch) = (self.callback(|c| c.request.clone()), self.callback(|c| c.fetch.clone()));
         let me = Rc::clone(self);
         let unchanged = unchanged.to_vec();
         spawn(Box::pin(async move {
-            let init = Object::new();
-            let _ = Reflect::set(&init, &"signal".into(), &signal);
+            let init = clew_context(&controller, None);
             let opened = match custom {
                 Some(custom) => {
                     let req = me.request_to_js(request, &unchanged);
@@ -82,11 +82,16 @@ impl Driver {
                     }
                 }
             };
-            me.read_response(stream, settle(opened).await, &signal).await;
+            me.read_response(stream, settle(opened).await, &controller).await;
         }));
     }
 
-    async fn read_response(self: &Rc<Self>, stream: u64, opened: Result<JsValue, JsValue>, signal: &AbortSignal) {
+    async fn read_response(
+        self: &Rc<Self>,
+        stream: u64,
+        opened: Result<JsValue, JsValue>,
+        controller: &AbortController,
+    ) {
         let response = match opened {
             Ok(response) => response,
             Err(error) => return self.stream_failed(stream, StreamError::Network { message: error_message(&error) }),
@@ -142,7 +147,7 @@ impl Driver {
         let clock =
             self.callbacks.borrow().as_ref().and_then(|c| c.clock.as_ref().map(|(now, _)| JsValue::from(&**now)));
         let clock = clock.unwrap_or(JsValue::UNDEFINED);
-        let result = clew_pump(&body, &push, signal, &wasm_bindgen::memory(), &clock, first).await;
+        let result = clew_pump(&body, &push, controller, &wasm_bindgen::memory(), &clock, first).await;
         if !self.is_current(stream) {
             return;
         }
@@ -157,30 +162,36 @@ impl Driver {
 
     /// The request as a JS object for `model.request`. Each history message is converted
     /// once, the object kept for the next requests (`unchanged` says which message is which
-    /// history message); each request gets a structured clone of them, so that a
-    /// `model.request` that changes its request cannot change the next one. Measured in
-    /// BENCHMARKS.md: a round's cost grows with the history more slowly than a
+    /// history message); a request gets a structured clone of the kept objects it sends, so
+    /// that a `model.request` that changes its request cannot change the next one, and a
+    /// message new to it parsed twice from its JSON, once for it and once to keep (a first
+    /// request clones nothing: a structured clone's fixed cost is most of its way out).
+    /// Measured in BENCHMARKS.md: a round's cost grows with the history more slowly than a
     /// `JSON.stringify` of the request.
     fn request_to_js(&self, mut request: ModelRequest, unchanged: &[Option<usize>]) -> JsValue {
         let messages = std::mem::take(&mut request.messages);
         let objects = Array::new_with_length(messages.len() as u32);
+        let shared = Array::new();
         let cache = &self.history_js;
         for (i, message) in messages.iter().enumerate() {
-            let convert = || to_js(&message.to_json());
-            let object = match unchanged.get(i).copied().flatten() {
-                Some(at) => match cache.get(at as u32) {
-                    slot if slot.is_object() => slot,
-                    _ => {
-                        let object = convert();
-                        cache.set(at as u32, object.clone());
-                        object
-                    }
-                },
-                None => convert(),
+            let at = unchanged.get(i).copied().flatten().and_then(|at| u32::try_from(at).ok());
+            let kept = at.map(|at| cache.get(at)).filter(JsValue::is_object);
+            let object = match (kept, at) {
+                (Some(object), _) => {
+                    shared.push(&JsValue::from(i as u32));
+                    object
+                }
+                (None, Some(at)) => {
+                    // NOTE: the core writes valid JSON, so parsing cannot fail.
+                    let text = json_text(&message.to_json());
+                    cache.set(at, js_sys::JSON::parse(&text).unwrap_or(JsValue::NULL));
+                    js_sys::JSON::parse(&text).unwrap_or(JsValue::NULL)
+                }
+                (None, None) => to_js(&message.to_json()),
             };
             objects.set(i as u32, object);
         }
-        clew_request(&to_js(&request.to_json()), &objects)
+        clew_request(&to_js(&request.to_json()), &objects, &shared)
     }
 
     fn is_current(&self, stream: u64) -> bool {
