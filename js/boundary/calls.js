@@ -2,6 +2,8 @@
 // (src/wasm/js_call.rs, src/wasm/driver/persist.rs): `clew_try` and `clew_tried`, the
 // task's clock, and `options.persist` called the same way.
 
+import { keepHistory } from './request.js';
+
 // `f.call(self, a, b)`: whether it returned, and `clew_tried()` gives what it returned or
 // threw (two calls without a string crossing, cheaper than reading an `{ ok, value }`).
 let tried;
@@ -30,12 +32,11 @@ export function clew_time(now) {
 
 // Calls `options.persist(changes, { reason, wakeAt? })` as `clew_try` calls (the outcome
 // through `clew_tried`). The changes are the machine's JSON parsed. Their history entries
-// are frozen, because the requests are made of them too (`cache`, by history index), so
+// are frozen, because the requests are made of them too (the request cache, request.js), so
 // that each entry crosses into JavaScript once.
 export function clew_persist(persist, text, cache, reason, wakeAt) {
   const changes = JSON.parse(text);
-  cache.length = changes.historyFrom;
-  for (const entry of changes.history) cache.push(frozenShared(entry));
+  keepHistory(cache, changes.historyFrom, changes.history.map(frozenShared));
   return clew_try(persist, undefined, changes, wakeAt === undefined ? { reason } : { reason, wakeAt });
 }
 // Freezes `value` deeply, and gives the same value for the requests to clone, except that

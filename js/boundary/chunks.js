@@ -7,26 +7,38 @@ async function drained(controller) {
   while ((controller.desiredSize ?? 0) < 0) await new Promise((resolve) => setTimeout(resolve, 1));
 }
 
-// The chunk objects of a push (src/wasm/stream.rs `chunks_to_js`), shaped as their JSON:
-// members in the same order, an absent one left out.
+// The kinds of chunk `clew_chunk` builds, by the number src/wasm/stream.rs `ChunkKind` sends
+// for each (tests/seam.rs holds the two tables equal).
+const TEXT = 0, REASONING = 1, TOOL_CALL = 2, STOP = 3, TEXT_END = 4, ITEM = 5, WHOLE_TOOL_CALL = 6, JSON_TEXT = 7;
+
 // `object` with `key: value` added unless the value is absent.
 function put(object, key, value) {
   if (value !== undefined) object[key] = value;
   return object;
 }
+// Appends the chunk object of a push (src/wasm/stream.rs `chunks_to_js`) to `out`, shaped as
+// its JSON: members in the same order, an absent one left out. The fields `a` to `e` are
+// those `ChunkKind` lists for `kind`.
 export function clew_chunk(out, kind, a, b, c, d, e) {
   let chunk;
-  if (kind === 0) chunk = { type: "text", text: a };
-  else if (kind === 1) {
-    chunk = put(put(put(put({ type: "reasoning", reasoning: a }, "signature", b), "redacted_data", c), "encrypted_content", d), "summary", e === undefined ? e : JSON.parse(e));
-  } else if (kind === 2 || kind === 6) {
-    const call = put(put(put({}, "call_id", a), "function", put(put(put({}, "id", b), "name", c), "arguments", d)), "signature", e);
-    if (kind === 6) call.whole = true;
-    chunk = { type: "tool_calls", tool_call: call };
-  } else if (kind === 3) chunk = put({ type: "stop", reason: a }, "raw", b);
-  else if (kind === 4) chunk = put(put({ type: "text_end" }, "signature", a), "phase", b);
-  else if (kind === 7) chunk = JSON.parse(a);
-  else chunk = { type: "item", item: JSON.parse(a) };
+  switch (kind) {
+    case TEXT: chunk = { type: "text", text: a }; break;
+    case REASONING:
+      chunk = put(put(put(put({ type: "reasoning", reasoning: a }, "signature", b), "redacted_data", c), "encrypted_content", d), "summary", e === undefined ? e : JSON.parse(e));
+      break;
+    case TOOL_CALL: case WHOLE_TOOL_CALL: {
+      const call = put(put(put({}, "call_id", a), "function", put(put(put({}, "id", b), "name", c), "arguments", d)), "signature", e);
+      if (kind === WHOLE_TOOL_CALL) call.whole = true;
+      chunk = { type: "tool_calls", tool_call: call };
+      break;
+    }
+    case STOP: chunk = put({ type: "stop", reason: a }, "raw", b); break;
+    case TEXT_END: chunk = put(put({ type: "text_end" }, "signature", a), "phase", b); break;
+    case ITEM: chunk = { type: "item", item: JSON.parse(a) }; break;
+    case JSON_TEXT: chunk = JSON.parse(a); break;
+    // NOTE: no other number is sent (tests/seam.rs); one would add nothing rather than a wrong chunk.
+    default: return;
+  }
   out.push(chunk);
 }
 export function clew_usage(out, input, output, write, read, reasoning, cost) {

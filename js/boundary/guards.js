@@ -45,7 +45,7 @@ export function guardClasses(classes) {
 }
 
 // The wasm exports the bindings call, each one that returns a single externref wrapped in a
-// Proxy (`refReturning`, their names: js/package.mjs reads them from clew_bg.wasm.d.ts). V8
+// Proxy (`refReturning`, their names: scripts/package.mjs reads them from clew_bg.wasm.d.ts). V8
 // before 13 (Node 20 and 22, Chromium of that age) inlines a JS->wasm call into the optimized
 // JS function that makes it; when that function is deoptimized while the wasm runs (lazily: the
 // wasm called back into JS, and that JS or a GC invalidated the optimized code), the

@@ -26,6 +26,12 @@ use super::task_convert::{
     answer_from_js, hook_from_js, message_to_js, outcome_to_js, params_to_js, tool_output_from_js,
 };
 use super::task_options::Callbacks;
+
+#[wasm_bindgen(module = "/js/boundary/request.js")]
+extern "C" {
+    /// Empties the request cache of a finished task.
+    fn clew_forget(cache: &js_sys::Array);
+}
 use crate::core::agent::{AskAnswer, AskResponse, CheckpointKind, Effect, HookKind, Task as Machine, ToolOutput};
 use crate::core::request::ModelSettings;
 
@@ -40,8 +46,9 @@ pub(super) struct Driver {
     timer: RefCell<Option<Timer>>,
     pub(super) resolve: RefCell<Option<Function>>,
     pumping: Cell<bool>,
-    /// Each history message as a JS object, once it crossed (model_stream.rs, persist.rs).
-    history_js: js_sys::Array,
+    /// The request cache: each history message as a JS object once it crossed, written only
+    /// by js/boundary/request.js (model_stream.rs, persist.rs).
+    request_cache: js_sys::Array,
     /// Snapshots handed to `options.persist` (persist.rs).
     persist: persist::PersistState,
 }
@@ -58,7 +65,7 @@ impl Driver {
             timer: RefCell::new(None),
             resolve: RefCell::new(None),
             pumping: Cell::new(false),
-            history_js: js_sys::Array::new(),
+            request_cache: js_sys::Array::new(),
             persist: persist::PersistState::default(),
         })
     }
@@ -219,7 +226,7 @@ impl Driver {
                 }
                 // NOTE: a finished task keeps no user callback alive, nor the requests' messages.
                 self.callbacks.borrow_mut().take();
-                let _ = Reflect::set(&self.history_js, &"length".into(), &JsValue::from(0));
+                clew_forget(&self.request_cache);
                 let resolve = self.resolve.borrow_mut().take();
                 if let Some(resolve) = resolve {
                     let _ = call(&resolve, &outcome_to_js(&outcome));

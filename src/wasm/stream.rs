@@ -15,6 +15,31 @@ use super::error::{stream_error, type_error, Code};
 use crate::core::conversation::strings_json;
 use crate::core::stream::{Chunk, Format, StreamDecoder as CoreDecoder, StreamError};
 
+/// The kinds of chunk `clew_chunk` (js/boundary/chunks.js) builds, each with the fields it
+/// takes as `a` to `e` (`None` leaves a member out). The JS side names the same numbers
+/// (tests/seam.rs holds the two tables equal).
+#[derive(Clone, Copy)]
+#[repr(u32)]
+enum ChunkKind {
+    /// `a` the text.
+    Text = 0,
+    /// `a` the reasoning, `b` its signature, `c` redacted data, `d` encrypted content, `e` the
+    /// summary as JSON.
+    Reasoning = 1,
+    /// A tool call's piece: `a` call id, `b` id, `c` name, `d` arguments, `e` signature.
+    ToolCall = 2,
+    /// `a` the reason, `b` the provider's own.
+    Stop = 3,
+    /// `a` the signature, `b` the phase.
+    TextEnd = 4,
+    /// `a` the item as JSON.
+    Item = 5,
+    /// A tool call with whole arguments: the fields of [`ChunkKind::ToolCall`].
+    WholeToolCall = 6,
+    /// `a` the whole chunk as JSON (the rare ones).
+    JsonText = 7,
+}
+
 /// Chunks as a JS array: one call into JS per chunk, which builds the object from its fields
 /// (js/boundary/chunks.js `clew_chunk`). One `JSON.parse` of all the chunks as text costs more
 /// when a push completes one event (a read loop that gets one event per read), and no less
@@ -24,29 +49,31 @@ fn chunks_to_js(chunks: &[Chunk]) -> Array {
     for chunk in chunks {
         let json;
         let (kind, a, b, c, d, e) = match chunk {
-            Chunk::Text { text } => (0, Some(text.as_str()), None, None, None, None),
+            Chunk::Text { text } => (ChunkKind::Text, Some(text.as_str()), None, None, None, None),
             Chunk::Reasoning { reasoning, signature, redacted_data, encrypted_content, summary } => {
                 json = summary.as_deref().map(|parts| strings_json(parts).to_string());
                 let (b, c, d) = (signature.as_deref(), redacted_data.as_deref(), encrypted_content.as_deref());
-                (1, Some(reasoning.as_str()), b, c, d, json.as_deref())
+                (ChunkKind::Reasoning, Some(reasoning.as_str()), b, c, d, json.as_deref())
             }
             Chunk::ToolCalls { tool_call } => {
                 let f = &tool_call.function;
-                let kind = if tool_call.whole { 6 } else { 2 };
+                let kind = if tool_call.whole { ChunkKind::WholeToolCall } else { ChunkKind::ToolCall };
                 let (a, b) = (tool_call.call_id.as_deref(), f.id.as_deref());
                 (kind, a, b, f.name.as_deref(), f.arguments.as_deref(), tool_call.signature.as_deref())
             }
-            Chunk::Stop { reason, raw } => (3, Some(reason.as_str()), raw.as_deref(), None, None, None),
-            Chunk::TextEnd { signature, phase } => (4, signature.as_deref(), phase.as_deref(), None, None, None),
+            Chunk::Stop { reason, raw } => (ChunkKind::Stop, Some(reason.as_str()), raw.as_deref(), None, None, None),
+            Chunk::TextEnd { signature, phase } => {
+                (ChunkKind::TextEnd, signature.as_deref(), phase.as_deref(), None, None, None)
+            }
             Chunk::Item { item } => {
                 json = Some(item.to_string());
-                (5, json.as_deref(), None, None, None, None)
+                (ChunkKind::Item, json.as_deref(), None, None, None, None)
             }
-            // NOTE: the rare chunks go as their JSON text (kind 7): a compaction, and usage with
-            // a context figure, applied edits or whole counts.
+            // NOTE: the rare chunks go as their JSON text: a compaction, and usage with a
+            // context figure, applied edits or whole counts.
             Chunk::Compaction { .. } => {
                 json = Some(chunk.to_json_text());
-                (7, json.as_deref(), None, None, None, None)
+                (ChunkKind::JsonText, json.as_deref(), None, None, None, None)
             }
             Chunk::Usage(usage)
                 if usage.context_tokens.is_some()
@@ -55,7 +82,7 @@ fn chunks_to_js(chunks: &[Chunk]) -> Array {
                     || usage.whole =>
             {
                 json = Some(chunk.to_json_text());
-                (7, json.as_deref(), None, None, None, None)
+                (ChunkKind::JsonText, json.as_deref(), None, None, None, None)
             }
             Chunk::Usage(usage) => {
                 clew_usage(
@@ -71,7 +98,7 @@ fn chunks_to_js(chunks: &[Chunk]) -> Array {
                 continue;
             }
         };
-        clew_chunk(&out, kind, a, b, c, d, e);
+        clew_chunk(&out, kind as u32, a, b, c, d, e);
     }
     out
 }
@@ -189,11 +216,8 @@ fn decoder_stream(format: Format) -> TransformStream {
 
 #[wasm_bindgen(module = "/js/boundary/chunks.js")]
 extern "C" {
-    /// Appends a chunk object to `out`: `kind` 0 text (`a`), 1 reasoning (`a`, `b` signature,
-    /// `c` redacted data, `d` encrypted content, `e` the summary as JSON), 2 a tool call (`a`
-    /// call id, `b` id, `c` name, `d` arguments, `e` signature; 6 the same with whole
-    /// arguments), 3 stop (`a` reason, `b` raw), 4 a text end (`a` signature, `b` phase), 5 an
-    /// item (`a` its JSON); `None` leaves the member out.
+    /// Appends a chunk object of kind `kind` (a [`ChunkKind`]) to `out`, made of the fields
+    /// `a` to `e` that kind lists; `None` leaves the member out.
     fn clew_chunk(
         out: &Array,
         kind: u32,

@@ -301,8 +301,9 @@ impl Task {
         self.machine().map_or(JsValue::UNDEFINED, |m| usage_to_js(m.usage()))
     }
 
-    /// What the task waits for: `"idle"`, `"stream"`, `"answer"`, `"tool"`, `"hook"`,
-    /// `"checkpoint"`, `"retryDelay"`, `"presenting"` or `"finished"`.
+    /// What the task waits for: `"idle"` (not started), `"stream"`, `"answer"`, `"tool"`,
+    /// `"hook"`, `"checkpoint"`, `"retryDelay"`, `"presenting"`, `"finished"` or `"listing"`
+    /// (its MCP servers are listed before the round's request).
     #[wasm_bindgen(getter, unchecked_return_type = "TaskState")]
     pub fn state(&self) -> String {
         self.machine().map_or_else(String::new, |m| m.state().to_owned())

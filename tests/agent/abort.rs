@@ -101,6 +101,21 @@ fn abort_before_start_ends_the_task_aborted_with_no_effect_but_the_end() {
 }
 
 #[test]
+fn abort_while_a_post_tool_use_hook_runs_cancels_no_tool() {
+    let mut config = config();
+    config.hooks.post_tool_use = true;
+    let mut h = Harness::new(config, vec![text(&["<read><path>a</path></read>"])]);
+    h.pause = Some(Box::new(|task| task.state() == "hook"));
+    h.start("t");
+    assert_eq!(h.tool_calls.len(), 1, "the tool ran");
+    assert_eq!(h.task.state(), "hook", "its PostToolUse hook runs");
+    h.task.abort(h.now, "stop");
+    let after = effects_after_abort(&mut h);
+    assert!(!after.iter().any(|e| matches!(e, Effect::CancelTool { .. })), "no tool runs: {after:?}");
+    assert!(matches!(after.as_slice(), [.., Effect::Finished(Outcome::Aborted { .. })]));
+}
+
+#[test]
 fn abort_inside_a_tool_cancels_it_and_ignores_its_late_result() {
     let mut config = config();
     config.hooks.task_cancel = true;

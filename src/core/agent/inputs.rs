@@ -1,6 +1,7 @@
-//! The task's inputs after [`Task::start`]: a stream's bytes, end or failure, a presentation
-//! pass, an answer, a tool's, checkpoint's or hook's result, a wake-up, and abort. Each is
-//! ignored when it does not match what the task waits for.
+//! The task's inputs after [`Task::start`]: a stream's bytes, end or failure, the MCP
+//! servers' listing, an answer, a tool's, checkpoint's or hook's result, a wake-up, and abort
+//! (the summary's required files are condense.rs's). Each is ignored when it does not match
+//! what the task waits for.
 
 use std::rc::Rc;
 
@@ -272,7 +273,9 @@ impl Task {
                 self.finish(outcome);
                 return;
             }
-            if let Wait::Tool { id, .. } | Wait::PostHook { id, .. } = round.wait {
+            // NOTE: a PostToolUse hook that runs is not cancelled (a hook has no signal);
+            // its late answer is ignored like any other.
+            if let Wait::Tool { id, .. } = round.wait {
                 self.ctx.effects.push_back(Effect::CancelTool { id });
             }
             if !round.stream_done() {

@@ -105,7 +105,7 @@ impl Ctx {
 
     /// One presentation pass.
     pub(crate) fn present(&mut self, round: &mut Round) {
-        while matches!(round.wait, Wait::Idle) {
+        while matches!(round.wait, Wait::Nothing) {
             let Some(item) = round.items.get(round.index).copied() else { return };
             let partial = round.is_partial(round.index);
             if partial && matches!(round.stream, StreamPhase::FailedMidStream { .. }) {
@@ -140,7 +140,7 @@ impl Ctx {
             } else if is_tool {
                 let job = calls::job_of(self, round, item);
                 self.start_tool(round, job);
-                if !matches!(round.wait, Wait::Idle) {
+                if !matches!(round.wait, Wait::Nothing) {
                     return;
                 }
             } else {
@@ -176,7 +176,7 @@ impl Ctx {
 
     /// Moves past the current (complete) block once its tool job is done, and goes on.
     pub(crate) fn complete_block(&mut self, round: &mut Round) {
-        round.wait = Wait::Idle;
+        round.wait = Wait::Nothing;
         round.index += 1;
         round.index_ts = None;
         self.present(round);

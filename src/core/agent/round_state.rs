@@ -103,9 +103,9 @@ pub(crate) enum Item {
 /// What the presenter waits for before it can move past the current block.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) enum Wait {
-    /// Nothing: presentation runs when asked.
+    /// Nothing: presentation runs when asked (stored as `"idle"`).
     #[default]
-    Idle,
+    Nothing,
     /// The initial checkpoint, before a tool that writes.
     Checkpoint(ToolJob),
     /// The PreToolUse hook.
@@ -319,7 +319,7 @@ impl Round {
     /// Whether the presenter has nothing left to do: every block handled (or, after a
     /// failure mid-stream, every complete one) and nothing awaited.
     pub(crate) fn presenter_done(&self) -> bool {
-        if !matches!(self.wait, Wait::Idle) || !self.stream_done() {
+        if !matches!(self.wait, Wait::Nothing) || !self.stream_done() {
             return false;
         }
         self.index >= self.items.len()

@@ -98,14 +98,16 @@ pub(crate) struct Ctx {
     pub(crate) rounds: u64,
     pub(crate) wake: Option<u64>,
     pub(crate) effects: VecDeque<Effect>,
-    /// How many history messages [`Task::snapshot_changes`] already gave.
-    pub(crate) persisted_history: usize,
+    /// How many history messages [`Task::snapshot_changes`] already gave: where its next
+    /// `history` starts.
+    pub(crate) history_given: usize,
     /// Restored and not yet resumed: [`Task::resume`] reissues what it waits for.
     pub(crate) resume_pending: bool,
     /// An input came since the last [`Effect::Persist`].
     pub(crate) persist_due: bool,
-    /// History length at the last [`Effect::Persist`].
-    pub(crate) persist_history: usize,
+    /// The history's length at the last [`Effect::Persist`]: a longer one is a reason to
+    /// persist again.
+    pub(crate) history_at_persist: usize,
     /// What the task knows of the connected MCP servers (their last listing).
     pub(crate) catalog: McpCatalog,
 }
@@ -165,10 +167,10 @@ impl Task {
             rounds: 0,
             wake: None,
             effects: VecDeque::new(),
-            persisted_history: 0,
+            history_given: 0,
             resume_pending: false,
             persist_due: false,
-            persist_history: 0,
+            history_at_persist: 0,
             catalog: McpCatalog::default(),
         };
         let mut task = Self { ctx, phase: Phase::NotStarted };
@@ -196,7 +198,7 @@ impl Task {
             if self.ctx.config.persist && self.ctx.persist_due {
                 if let Some(reason) = self.ctx.effects.front().and_then(|e| self.persist_reason(e)) {
                     self.ctx.persist_due = false;
-                    self.ctx.persist_history = self.ctx.history.len();
+                    self.ctx.history_at_persist = self.ctx.history.len();
                     let wake = self.ctx.wake;
                     let changes = self.snapshot_changes();
                     return Some(Effect::Persist { reason, changes, wake });
@@ -220,7 +222,7 @@ impl Task {
         if let Some(reason) = self.wait_reason(effect) {
             return Some(reason);
         }
-        if self.ctx.history.len() == self.ctx.persist_history {
+        if self.ctx.history.len() == self.ctx.history_at_persist {
             return None;
         }
         if matches!(self.phase, Phase::Finished(_)) {
@@ -281,8 +283,9 @@ impl Task {
         self.ctx.mistakes
     }
 
-    /// What the task waits for, in a word: `"idle"`, `"hook"`, `"stream"`, `"retryDelay"`,
-    /// `"answer"`, `"tool"`, `"checkpoint"`, `"presenting"` or `"finished"` ([`TaskState`]).
+    /// What the task waits for, in a word: `"idle"` (not started), `"hook"`, `"stream"`,
+    /// `"retryDelay"`, `"answer"`, `"tool"`, `"checkpoint"`, `"presenting"`, `"finished"` or
+    /// `"listing"` ([`TaskState`]).
     pub fn state(&self) -> &'static str {
         self.task_state().as_str()
     }

@@ -107,7 +107,7 @@ impl Ctx {
     pub(crate) fn checkpoint_ready(&mut self, round: &mut Round) {
         if let Wait::Checkpoint(job) = std::mem::take(&mut round.wait) {
             self.before_approval(round, job);
-            if matches!(round.wait, Wait::Idle) {
+            if matches!(round.wait, Wait::Nothing) {
                 self.complete_block(round);
             }
         }
@@ -336,7 +336,7 @@ impl Ctx {
             Wait::CompletionHook { id, job } => {
                 self.hook(*id, HookKind::TaskComplete, Some(job.name.clone()), job.params.clone(), None);
             }
-            Wait::Checkpoint(_) | Wait::StreamEnd { .. } | Wait::Idle => {}
+            Wait::Checkpoint(_) | Wait::StreamEnd { .. } | Wait::Nothing => {}
         }
     }
 }

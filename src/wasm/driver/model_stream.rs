@@ -24,6 +24,10 @@ extern "C" {
     /// `request` (with no messages) with `messages` as its messages, each of them whose index
     /// `shared` lists replaced by a structured clone.
     fn clew_request(request: &JsValue, messages: &Array, shared: &Array) -> JsValue;
+
+    /// A history message new to a request, parsed from its JSON `text` twice: one kept in the
+    /// request cache at `at`, the other returned for the request.
+    fn clew_fresh(cache: &Array, at: u32, text: &str) -> JsValue;
 }
 
 /// The bytes of a read the read loop can write into the wasm at once; a longer read crosses
@@ -172,7 +176,7 @@ impl Driver {
         let messages = std::mem::take(&mut request.messages);
         let objects = Array::new_with_length(messages.len() as u32);
         let shared = Array::new();
-        let cache = &self.history_js;
+        let cache = &self.request_cache;
         for (i, message) in messages.iter().enumerate() {
             let at = unchanged.get(i).copied().flatten().and_then(|at| u32::try_from(at).ok());
             let kept = at.map(|at| cache.get(at)).filter(JsValue::is_object);
@@ -181,12 +185,7 @@ impl Driver {
                     shared.push(&JsValue::from(i as u32));
                     object
                 }
-                (None, Some(at)) => {
-                    // NOTE: the core writes valid JSON, so parsing cannot fail.
-                    let text = json_text(&message.to_json());
-                    cache.set(at, js_sys::JSON::parse(&text).unwrap_or(JsValue::NULL));
-                    js_sys::JSON::parse(&text).unwrap_or(JsValue::NULL)
-                }
+                (None, Some(at)) => clew_fresh(cache, at, &json_text(&message.to_json())),
                 (None, None) => to_js(&message.to_json()),
             };
             objects.set(i as u32, object);

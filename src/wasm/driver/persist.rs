@@ -19,7 +19,7 @@ use crate::core::agent::codes;
 extern "C" {
     /// Calls `persist(changes, { reason, wakeAt? })` as `clew_try` does (what it returned
     /// or threw comes through `clew_tried`): `changes` parsed, and its history entries frozen
-    /// and kept in `cache` (by history index).
+    /// and kept in the request `cache` (by history index, through js/boundary/request.js).
     fn clew_persist(persist: &Function, changes: &str, cache: &Array, reason: &str, wake_at: Option<f64>) -> bool;
 }
 
@@ -60,7 +60,7 @@ impl Driver {
     pub(super) fn persist(self: &Rc<Self>, reason: &str, changes: &str, wake: Option<u64>) {
         let Some(persist) = self.callback(|c| c.persist.clone()) else { return };
         let epoch = self.persist.epoch.get();
-        let returned = clew_persist(&persist, changes, &self.history_js, reason, wake.map(|at| at as f64));
+        let returned = clew_persist(&persist, changes, &self.request_cache, reason, wake.map(|at| at as f64));
         let value = clew_tried();
         let result = if returned { Ok(value) } else { Err(value) };
         if self.persist.aborting.get() || self.persist.epoch.get() != epoch {

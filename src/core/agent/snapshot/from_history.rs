@@ -72,7 +72,7 @@ impl Task {
         answer_open_calls(history.last().map(|m| &m.content), &mut trailing);
         self.ctx.usage = usage_of(&messages);
         self.ctx.rounds = history.iter().filter(|m| m.role == Role::Assistant).count() as u64;
-        self.ctx.persisted_history = 0;
+        self.ctx.history_given = 0;
         self.ctx.history = history;
         self.ctx.transcript = Transcript::from_parts(messages, 0);
         self.ctx.tick(now);

@@ -166,9 +166,9 @@ impl Task {
     /// entries did not change). Replacing the stored entries from those indexes with these
     /// gives the whole snapshot.
     pub fn snapshot_changes(&mut self) -> String {
-        let history_from = self.ctx.persisted_history.min(self.ctx.history.len());
+        let history_from = self.ctx.history_given.min(self.ctx.history.len());
         let messages_from = self.ctx.transcript.take_changes();
-        self.ctx.persisted_history = self.ctx.history.len();
+        self.ctx.history_given = self.ctx.history.len();
         self.write_snapshot(history_from, messages_from, true)
     }
 
@@ -251,8 +251,8 @@ impl Task {
         task.check_restored().map_err(SnapshotError::invalid)?;
         task.ctx.resume_pending = true;
         // NOTE: the application holds this snapshot: changes start from it.
-        task.ctx.persisted_history = task.ctx.history.len();
-        task.ctx.persist_history = task.ctx.history.len();
+        task.ctx.history_given = task.ctx.history.len();
+        task.ctx.history_at_persist = task.ctx.history.len();
         task.ctx.transcript.take_changes();
         Ok(task)
     }

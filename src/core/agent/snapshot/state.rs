@@ -25,7 +25,7 @@ tags!(Outcome {
 });
 
 tags!(Wait {
-    "idle" => Wait::Idle = Wait::Idle,
+    "idle" => Wait::Nothing = Wait::Nothing,
     "checkpoint" => Wait::Checkpoint(_) = Wait::Checkpoint(ToolJob::default()),
     "preHook" => Wait::PreHook { .. } = Wait::PreHook { id: 0, job: ToolJob::default() },
     "approval" => Wait::Approval { .. } = Wait::Approval { ask_ts: 0, job: ToolJob::default() },
@@ -121,7 +121,7 @@ fn wait(v: &mut dyn Visit, wait: &mut Wait) {
     v.begin("wait");
     variant(v, "kind", wait);
     match wait {
-        Wait::Idle => {}
+        Wait::Nothing => {}
         Wait::Checkpoint(j) => job(v, j),
         Wait::PreHook { id, job: j } | Wait::CompletionHook { id, job: j } => {
             v.number("id", id);
