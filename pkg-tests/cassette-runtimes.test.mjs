@@ -34,7 +34,7 @@ before(async () => {
 test("a tape recorded in Node replays in Chromium to the same transcript and history", async () => {
   const page = mkdtempSync(join(here, ".tmp-cassette-page-"));
   writeFileSync(join(page, "index.html"), `<!doctype html><meta charset="utf-8">
-    <script type="importmap">{ "imports": { "clew": "/pkg/browser.js", "clew/cassette": "/pkg/cassette.js" } }</script>
+    <script type="importmap">{ "imports": { "clew": "/pkg/browser.js", "clew/cassette": "/pkg/cassette/index.js" } }</script>
     <body>replay</body>`);
   const server = await serve({ "/pkg/": packageDir, "/support/": join(here, "support"), "/": page });
   const profile = mkdtempSync(join(tmpdir(), "clew-chromium-"));
@@ -71,7 +71,7 @@ test("a tape recorded in Node, inlined in a Worker, replays in workerd to the sa
     writeFileSync(join(dir, "worker.mjs"), `
       import { Task } from "clew/cassette";
       import tape from "./tape.json";
-      import { macrotask } from ${JSON.stringify(join(packageDir, "cassette-clock.js"))};
+      import { macrotask } from ${JSON.stringify(join(packageDir, "cassette", "macrotask.js"))};
       import { memoryModel, taskOptions } from ${JSON.stringify(join(here, "support", "cassette-task.mjs"))};
       const FORMAT = ${JSON.stringify(FORMAT)};
       const run = async (task) => {
@@ -116,7 +116,7 @@ test("a tape recorded in Node, inlined in a Worker, replays in workerd to the sa
       logLevel: "error",
     });
     const inputs = Object.keys(result.metafile.inputs).map((p) => join(process.cwd(), p));
-    for (const file of [entryFor(["workerd", "worker", "browser"]), join(packageDir, "cassette.js")]) {
+    for (const file of [entryFor(["workerd", "worker", "browser"]), entryFor(["workerd", "worker", "browser"], "./cassette")]) {
       assert.ok(inputs.includes(file), `${file} is bundled`);
     }
     const mf = new Miniflare({

@@ -1,7 +1,7 @@
 // Turns wasm-pack's --target web output in pkg/ into the npm package `clew`: the entry
 // modules (Node ESM and CommonJS, browsers and bundlers, workerd and edge, the inlined wasm),
 // one declaration file, the npm README, and package.json with its `exports`.
-import { copyFileSync, cpSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { execFileSync } from "node:child_process";
@@ -36,8 +36,11 @@ for (const file of [...entries, ...subclasses]) {
 }
 // Modules the entries do not import: the MCP servers' glue (loaded on demand by a task with
 // servers), `clew/mcp` (imports the MCP SDK, a peer dependency) and `clew/cassette` (record
-// and replay, which imports the entry through the package's own name).
-const onDemand = ["mcp-servers.js", "mcp.js", "mcp-workerd.js", "cassette.js", "cassette-record.js", "cassette-replay.js", "cassette-clock.js", "cassette-format.js", "cassette-bytes.js", "cassette-json.js", "cassette-redact.js", "cassette-requests.js", "cassette-match.js", "cassette-import.js", "cassette-model.js"];
+// and replay: the folder cassette/, entered by its index.js, whose modules import the entry
+// through the package's own name).
+const cassette = readdirSync(join(root, "js", "cassette")).filter((f) => f.endsWith(".js")).sort().map((f) => `cassette/${f}`);
+const onDemand = ["mcp-servers.js", "mcp.js", "mcp-workerd.js", ...cassette];
+mkdirSync(join(pkg, "cassette"), { recursive: true });
 for (const file of onDemand) {
   writeFileSync(join(pkg, file), readFileSync(join(root, "js", file), "utf8").replaceAll("__CLEW_VERSION__", generated.version));
 }
@@ -158,7 +161,12 @@ writeFileSync(join(pkg, "index.d.cts"), types);
 rmSync(join(pkg, "clew.d.ts"), { force: true });
 copyFileSync(join(root, "js", "README.md"), join(pkg, "README.md"));
 copyFileSync(join(root, "js", "mcp.d.ts"), join(pkg, "mcp.d.ts"));
-copyFileSync(join(root, "js", "cassette.d.ts"), join(pkg, "cassette.d.ts"));
+copyFileSync(join(root, "js", "cassette", "index.d.ts"), join(pkg, "cassette", "index.d.ts"));
+// cassette.js and its declarations at the root, where the cassette was before it became a
+// folder: an import map or a script that named the file keeps working.
+const cassetteRoot = "// `clew/cassette`, kept at its earlier path: the cassette is the folder cassette/.\nexport * from \"./cassette/index.js\";\n";
+writeFileSync(join(pkg, "cassette.js"), cassetteRoot);
+writeFileSync(join(pkg, "cassette.d.ts"), cassetteRoot);
 writeFileSync(join(pkg, "mcp-servers.d.ts"), "// `import \"clew/mcp-servers\"` puts clew's MCP support in a bundle; it exports nothing.\nexport {};\n");
 rmSync(join(pkg, ".gitignore"), { force: true });
 
@@ -168,7 +176,7 @@ const manifest = {
   description: generated.description,
   license: generated.license,
   type: "module",
-  files: ["clew.js", "clew_bg.wasm", "clew_bg.wasm.d.ts", "clew_wasm_base64.js", "snippets/", ...entries, ...onDemand, "index.cjs", "index.d.ts", "index.d.cts", "mcp.d.ts", "mcp-servers.d.ts", "cassette.d.ts", "README.md"],
+  files: ["clew.js", "clew_bg.wasm", "clew_bg.wasm.d.ts", "clew_wasm_base64.js", "snippets/", ...entries, ...onDemand, "index.cjs", "index.d.ts", "index.d.cts", "mcp.d.ts", "mcp-servers.d.ts", "cassette/index.d.ts", "cassette.js", "cassette.d.ts", "README.md"],
   types: "./index.d.ts",
   main: "./index.cjs",
   module: "./inline.js",
@@ -192,7 +200,7 @@ const manifest = {
       default: { types: "./mcp.d.ts", default: "./mcp.js" },
     },
     "./mcp-servers": { types: "./mcp-servers.d.ts", default: "./mcp-servers.js" },
-    "./cassette": { types: "./cassette.d.ts", default: "./cassette.js" },
+    "./cassette": { types: "./cassette/index.d.ts", default: "./cassette/index.js" },
     "./clew_bg.wasm": "./clew_bg.wasm",
     "./package.json": "./package.json",
   },

@@ -15,8 +15,16 @@
 // 1.15x.) Prints markdown rows. With EARLIER_PKG_DIR (another build, loaded in the same
 // process), a second row: the replay of the same tape by this build against that one,
 // alternately, measured the same way.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+
 const [pkgDir, earlierDir] = process.argv.slice(2);
-const { Task } = await import(`${pkgDir}/cassette.js`);
+/** A package's `clew/cassette` module, where its package.json's `exports` puts it (an earlier build's too). */
+function cassetteOf(dir) {
+  const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+  return import(join(dir, manifest.exports["./cassette"].default));
+}
+const { Task } = await cassetteOf(pkgDir);
 const enc = new TextEncoder();
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 
@@ -84,7 +92,7 @@ for (let i = 0; i < PAIRS; i++) {
 const f = (ms) => `${ms.toFixed(1)} ms`;
 console.log(`| 50 rounds, ${tape.interactions.length} interactions, ${reads} reads, ${tape.wakes.length} timer firings | ${f(median(memory))} | ${f(median(replayed))} | ${summary(ratios)} |`);
 if (earlierDir) {
-  const { Task: EarlierTask } = await import(`${earlierDir}/cassette.js`);
+  const { Task: EarlierTask } = await cassetteOf(earlierDir);
   const replay = (TaskClass) => timed({ mode: "replay", data: text }, TaskClass).then((r) => r.ms);
   const now = [], before = [], pairs = [];
   for (let i = 0; i < WARM; i++) { await replay(Task); await replay(EarlierTask); }

@@ -3,10 +3,11 @@
 // their time on the task's clock, and the tape they make, redacted.
 
 import { buildRequest } from "clew";
-import { TapeClock, RecordingSequencer } from "./cassette-clock.js";
-import { FORMAT, VERSION, errorOf, plain, MCP_METHODS } from "./cassette-format.js";
-import { encoder, readOf, concat } from "./cassette-bytes.js";
-import { redactTape } from "./cassette-redact.js";
+import { TapeClock } from "./tape-clock.js";
+import { RecordingSequencer } from "./recording-sequencer.js";
+import { FORMAT, VERSION, errorOf, plain, modelFormat, MCP_METHODS } from "./format.js";
+import { encoder, readOf, concat } from "./bytes.js";
+import { redactTape } from "./redact.js";
 
 /** The version of clew that writes the tapes (set by the build). */
 const CLEW_VERSION = "__CLEW_VERSION__";
@@ -45,7 +46,7 @@ export class Recording {
     this.clock = new TapeClock(this.start);
     this.sequencer = new RecordingSequencer(this.clock, this.start);
     this.tape = {
-      format: FORMAT, version: VERSION, clew: CLEW_VERSION, model: { format: model.format ?? "anthropic", id: model.id ?? "" },
+      format: FORMAT, version: VERSION, clew: CLEW_VERSION, model: { format: modelFormat(model), id: model.id ?? "" },
       startedAt: this.start, redaction: { redact: cassette.redact ?? [], ignore: cassette.ignore ?? [] },
       asks: typeof options.ask === "function", interactions: [], wakes: this.sequencer.wakes,
     };
@@ -59,7 +60,7 @@ export class Recording {
       // NOTE: the body is the one clew builds either way: given to `fetch`, or built from the
       // request handed to the application's `model.request`.
       model: model.request
-        ? { ...model, request: (req, init) => this.request(buildRequest(model.format ?? "anthropic", req).body, () => model.request(req, init)) }
+        ? { ...model, request: (req, init) => this.request(buildRequest(modelFormat(model), req).body, () => model.request(req, init)) }
         : { ...model, fetch: (url, init) => this.request(init.body, () => (model.fetch ?? globalThis.fetch)(url, init)) },
       tools: options.tools?.map((tool) => ({ ...tool, execute: (params, context) => this.tool(tool, params, context) })),
       ask: options.ask && ((message) => this.ask(options.ask, message)),

@@ -1,8 +1,8 @@
 // clew/cassette's JSON helpers: a value's canonical text (keys sorted) and its digest, and
 // the JSON paths a user names to redact or to leave out of the comparison.
 
-import { tapeError } from "./cassette-format.js";
-import { encoder } from "./cassette-bytes.js";
+import { tapeError } from "./format.js";
+import { encoder } from "./bytes.js";
 
 /** `value` as JSON with every object's keys sorted, leaving out the paths `ignored` matches. */
 export function canonical(value, ignored = () => false, path = "$") {

@@ -3,149 +3,33 @@
 // where it does something the tape did not record.
 
 import { ClewTaskError } from "clew";
-import { TapeClock, ReplayingSequencer } from "./cassette-clock.js";
-import { tapeError, rethrow, unreadResponse, readTape, errorOf, plain, MCP_METHODS } from "./cassette-format.js";
-import { BodyReads, bodyPool } from "./cassette-bytes.js";
-import { firstDifference, RequestMatcher } from "./cassette-match.js";
+import { TapeClock } from "./tape-clock.js";
+import { ReplayingSequencer } from "./replaying-sequencer.js";
+import { replayEvents, whatOf } from "./replay-events.js";
+import { callKey, bodyKey } from "./replay-keys.js";
+import { ReplayedBody } from "./replayed-body.js";
+import { tapeError, rethrow, unreadResponse, errorOf, plain, modelFormat, MCP_METHODS } from "./format.js";
+import { readTape } from "./read-tape.js";
+import { firstDifference, RequestMatcher } from "./match.js";
 
 /** The message of a call that differs from its recording (`d`, from `firstDifference`). */
 const mismatch = (entry, d, what) => `${what} differs from call ${entry.call} on the cassette at ${d.path}: recorded ${d.recorded}, now ${d.actual}`;
-
-/** What a replayed event is, for messages. */
-const whatOf = (event) => event.what ?? `a read of request ${event.key.slice(5)}'s body (order ${event.run.reads.n[event.run.i]})`;
-
-/**
- * The bodies' reads as runs: each run is reads of one body with no other event between them
- * on the tape (by `n`), handed over one by one (one object per run, not per read).
- */
-function readRuns(bodies, others) {
-  const ns = others.map((e) => e.n).sort((a, b) => a - b);
-  const runs = [];
-  for (const { key, reads } of bodies) {
-    const n = reads.n;
-    // NOTE: `before` counts the other events ordered before the read looked at; a body's
-    // reads come in order, so it only moves forward.
-    let before = 0;
-    const count = (at) => { while (before < ns.length && ns[before] < at) before++; return before; };
-    let from = 0, last = count(n[0]);
-    for (let j = 1; j <= n.length; j++) {
-      const now = j < n.length ? count(n[j]) : -1;
-      if (now === last) continue;
-      runs.push({ key, n: n[from], run: { reads, i: from, to: j } });
-      from = j;
-      last = now;
-    }
-  }
-  return runs;
-}
-
-/** A read past a body's end (shared: the task only looks at `done`). */
-const DONE = Object.freeze({ done: true, value: undefined });
-
-/**
- * A replayed response body, each read handed over in its turn. It is its own reader, with
- * what the task reads a body with (`getReader`, `read`, `cancel`, `releaseLock`, `locked`;
- * js/boundary/pump.js), not a `ReadableStream`: nothing but the task reads it, and a stream's
- * machinery per read (a read request, a pull and its promise) made a replay 1.27x the same
- * task with its bodies from memory (benches/wasm/cassette.mjs), 0.97x without.
- */
-class ReplayedBody {
-  constructor(sequencer, key, past) {
-    this.sequencer = sequencer;
-    this.key = key;
-    this.past = past;
-    this.locked = false;
-    /** Null while reads may come; else `DONE` (ended, cancelled) or the recorded error. */
-    this.ended = null;
-    /** The read waiting for its turn: `{ promise, resolve }`. */
-    this.waiting = null;
-  }
-
-  getReader() {
-    if (this.locked) throw new TypeError("the replayed body is locked to a reader");
-    this.locked = true;
-    return this;
-  }
-
-  releaseLock() {
-    this.locked = false;
-  }
-
-  read() {
-    // NOTE: one read at a time, as a stream's reader queues them.
-    if (this.waiting) return this.waiting.promise.then(() => this.read());
-    if (this.ended) return this.ended === DONE ? Promise.resolve(DONE) : Promise.reject(this.ended);
-    const now = this.sequencer.takeNow(this.key);
-    if (now instanceof Uint8Array) return Promise.resolve({ done: false, value: now });
-    if (now !== null) return this.#end(now);
-    if (!this.sequencer.ahead(this.key)) return this.past();
-    let resolve;
-    const promise = new Promise((r) => { resolve = r; });
-    this.waiting = { promise, resolve };
-    this.sequencer.take(this.key).then((event) => {
-      if (this.waiting?.promise !== promise) return;
-      this.waiting = null;
-      resolve(event instanceof Uint8Array ? { done: false, value: event } : this.#end(event));
-    });
-    return promise;
-  }
-
-  /** The body's recorded end: closed, or failed with its error. */
-  #end(event) {
-    this.ended = event.type === "end" ? DONE : rethrow(event);
-    return this.read();
-  }
-
-  /** Stops the body (a read waiting ends as done), and drops what the tape has left of it. */
-  cancel() {
-    if (!this.ended) {
-      this.ended = DONE;
-      this.sequencer.drop(this.key);
-    }
-    const waiting = this.waiting;
-    this.waiting = null;
-    waiting?.resolve(DONE);
-    return Promise.resolve();
-  }
-}
 
 /** A task's replay: the options that answer it from the tape (`options`), and its end checks (`finished`). */
 export class Replaying {
   constructor(options, model, cassette) {
     const tape = readTape(cassette.data);
-    const format = model.format ?? "anthropic";
+    const format = modelFormat(model);
     if (tape.model.format !== format) {
       throw tapeError("CLEW_INVALID_CASSETTE", `the cassette was recorded with model.format "${tape.model.format}", the options say "${format}"`);
     }
     this.settings = cassette;
     this.tape = tape;
     this.entries = { request: [], tool: [], ask: [], mcp: [] };
-    const events = [];
-    const bodies = [];
-    // NOTE: the responses `readTape` checked: a request's, when it has no error.
-    const slot = bodyPool(tape.interactions.filter((e) => e.type === "request" && !e.error).map((e) => e.response));
-    for (const [index, entry] of tape.interactions.entries()) {
-      this.entries[entry.type][entry.call] = entry;
-      const key = `${entry.type}#${entry.call}`;
-      if (entry.type === "request") {
-        if (entry.error) events.push({ ...entry.error, key, what: `the error of request ${entry.call}` });
-        else {
-          events.push({ ...entry.response, key, what: `the response to request ${entry.call}` });
-          const reads = new BodyReads(entry.response, `interactions[${index}].response`, slot(entry.response));
-          if (reads.length) bodies.push({ key: `body#${entry.call}`, reads });
-          if (entry.response.end && entry.response.end.type !== "abort") {
-            events.push({ ...entry.response.end, key: `body#${entry.call}`, what: `the end of request ${entry.call}'s body` });
-          }
-        }
-      } else if (entry.outcome) {
-        events.push({ ...entry.outcome, key, what: `the ${entry.type === "mcp" ? "MCP " + entry.method : entry.type} result of call ${entry.call}` });
-      }
-    }
-    for (const wake of tape.wakes ?? []) events.push({ ...wake, key: "wake", what: `the timer at ${wake.at} ms` });
-    events.push(...readRuns(bodies, events));
+    for (const entry of tape.interactions) this.entries[entry.type][entry.call] = entry;
+    const events = replayEvents(tape);
     this.matcher = new RequestMatcher(this.entries.request, [...(tape.redaction?.ignore ?? []), ...(cassette.ignore ?? [])]);
     this.bindings = this.matcher.bindings;
-    events.sort((a, b) => a.n - b.n);
     this.clock = new TapeClock(tape.startedAt);
     const stallMs = cassette.stallMs ?? 5000;
     this.sequencer = new ReplayingSequencer(this.clock, tape.startedAt, events, stallMs, (event) => this.fail(
@@ -214,17 +98,16 @@ export class Replaying {
     if (d?.then) d = await d;
     if (d?.path === "digest") return this.fail("CLEW_CASSETTE_MISMATCH", `the model request's digest ${d.actual} is not call ${entry.call}'s ${d.recorded}`);
     if (d) return this.fail("CLEW_CASSETTE_MISMATCH", mismatch(entry, d, "the model request"));
-    const key = `${entry.type}#${entry.call}`;
-    const outcome = await this.sequencer.take(key);
+    const outcome = await this.sequencer.take(callKey("request", entry.call));
     if (entry.error) throw rethrow(outcome);
     const response = entry.response;
     const unread = unreadResponse(response);
     if (unread) return unread;
-    const bodyKey = `body#${entry.call}`;
+    const key = bodyKey(entry.call);
     const sequencer = this.sequencer;
     const past = () => this.fail("CLEW_CASSETTE_EXHAUSTED", `the task read request ${entry.call}'s body past its recorded end`);
-    const body = new ReplayedBody(sequencer, bodyKey, past);
-    init?.signal?.addEventListener?.("abort", () => sequencer.drop(bodyKey), { once: true });
+    const body = new ReplayedBody(sequencer, key, past);
+    init?.signal?.addEventListener?.("abort", () => sequencer.drop(key), { once: true });
     // NOTE: of a `Response`, what the task reads (js/boundary/response.js).
     const status = response.status;
     return response.stream ? body : { status, ok: status >= 200 && status < 300, headers: new Headers(response.headers ?? {}), body, bodyUsed: false };
@@ -239,7 +122,7 @@ export class Replaying {
     if (this.#differs(entry, { name: entry.name, params: entry.params }, { name: tool.name, params: plain(params) }, `the call of ${tool.name}`)) {
       return new Promise(() => {});
     }
-    const key = `tool#${entry.call}`;
+    const key = callKey("tool", entry.call);
     context?.signal?.addEventListener?.("abort", () => this.sequencer.drop(key), { once: true });
     let liveResult;
     if (live) {
@@ -277,7 +160,7 @@ export class Replaying {
       return new Promise(() => {});
     }
     const answer = live && ask ? await ask(message) : undefined;
-    const outcome = await this.sequencer.take(`ask#${entry.call}`);
+    const outcome = await this.sequencer.take(callKey("ask", entry.call));
     if (outcome.error) throw rethrow(outcome.error);
     if (live && ask) return answer;
     if (ask) show([{ answer: outcome.answer }]);
@@ -294,7 +177,7 @@ export class Replaying {
       if (replaying.#differs(entry, recorded, { server: server.name, method, params: plain(params) }, `the MCP call ${method}`)) {
         return new Promise(() => {});
       }
-      const outcome = await replaying.sequencer.take(`mcp#${entry.call}`);
+      const outcome = await replaying.sequencer.take(callKey("mcp", entry.call));
       if (outcome.error) throw rethrow(outcome.error);
       return outcome.result;
     };

@@ -1,146 +1,8 @@
-// clew/cassette's clock and sequencer: every input a taped task gets (a response, a body's
-// read or end, a tool's result, an answer, an MCP result, its timer) is handed over one at a
-// time, each in a macrotask of its own after the last one's effects have run, and the task's
-// clock reads the time of the input it is handling. Recording, the times are the runtime's
-// and the order is the order inputs arrived; replaying, both come from the tape, so the task
-// sees the same inputs, in the same order, at the same times, and a recorded 2 s delay takes
-// no real time.
+// clew/cassette's replaying sequencer: a tape's inputs handed over to the task in their
+// recorded order, each once the task asks for it, with the clock at its recorded time.
 
-/**
- * Runs `f` in a macrotask of its own (after every pending microtask): `setImmediate` where
- * there is one (Node, Bun), else a MessageChannel's message once it was seen to come as a
- * macrotask (browsers, Deno), else `setTimeout(f, 0)`. workerd delivers a MessageChannel's
- * message before the microtasks already queued, so there a message is no macrotask; until the
- * first message tells which it is, `setTimeout` runs `f`.
- */
-export const macrotask = typeof setImmediate === "function"
-  ? (f) => setImmediate(f)
-  : typeof MessageChannel === "function"
-    ? channelOrTimeout()
-    : (f) => setTimeout(f, 0);
-
-function channelOrTimeout() {
-  let channel = null;
-  const queue = [];
-  let checked = false;
-  let asMacrotask = false;
-  const check = () => {
-    checked = true;
-    const probe = new MessageChannel();
-    let microtaskRan = false;
-    probe.port1.onmessage = () => {
-      asMacrotask = microtaskRan;
-      probe.port1.close();
-      if (!asMacrotask) return;
-      channel = new MessageChannel();
-      channel.port1.onmessage = () => queue.shift()?.();
-    };
-    probe.port2.postMessage(0);
-    Promise.resolve().then(() => { microtaskRan = true; });
-  };
-  return (f) => {
-    if (channel) {
-      queue.push(f);
-      channel.port2.postMessage(0);
-      return;
-    }
-    if (!checked) check();
-    setTimeout(f, 0);
-  };
-}
-
-/**
- * A task clock (`TaskOptions.clock`) whose time moves only when an input is handed over.
- * `now()` is the time of the input being handled; the one timer is the task's (the machine
- * keeps a single wake-up time).
- */
-export class TapeClock {
-  /** @param {number} start the task's start, ms since the epoch */
-  constructor(start) {
-    this.time = start;
-    this.timer = null;
-    this.onArm = () => {};
-  }
-
-  now() {
-    return this.time;
-  }
-
-  setTimeout(callback, ms) {
-    const timer = { callback, due: this.time + Math.max(0, Number(ms) || 0), cleared: false, handle: null };
-    this.timer = timer;
-    this.onArm(timer);
-    return timer;
-  }
-
-  clearTimeout(timer) {
-    if (!timer) return;
-    timer.cleared = true;
-    if (timer.handle !== null) clearTimeout(timer.handle);
-    if (this.timer === timer) this.timer = null;
-  }
-
-  /** The options' `clock` for this clock. */
-  options() {
-    return { now: () => this.now(), setTimeout: (f, ms) => this.setTimeout(f, ms), clearTimeout: (t) => this.clearTimeout(t) };
-  }
-}
-
-/**
- * Recording: inputs as they arrive, handed over one per macrotask, each stamped with the
- * runtime's time when handed over and with its place in the order (`n`). The task's timer
- * is a real one whose firing is an input like the others.
- */
-export class RecordingSequencer {
-  constructor(clock, start) {
-    this.clock = clock;
-    this.start = start;
-    this.queue = [];
-    this.busy = false;
-    this.n = 0;
-    this.wakes = [];
-    clock.onArm = (timer) => {
-      timer.handle = setTimeout(() => {
-        if (!timer.cleared) this.input((stamp) => {
-          if (timer.cleared || this.clock.timer !== timer) return false;
-          this.clock.timer = null;
-          this.wakes.push({ ...stamp, due: timer.due - this.start });
-          timer.callback();
-          return true;
-        });
-      }, Math.max(0, timer.due - Date.now()));
-    };
-  }
-
-  /**
-   * Hands `deliver` its turn: it gets `{ n, at }` (its stamp) and returns whether it was
-   * used (a timer cleared meanwhile is not). Resolves once it ran.
-   */
-  input(deliver) {
-    return new Promise((resolve) => {
-      this.queue.push({ deliver, resolve });
-      this.#next();
-    });
-  }
-
-  #next() {
-    if (this.busy || !this.queue.length) return;
-    this.busy = true;
-    macrotask(() => {
-      const { deliver, resolve } = this.queue.shift();
-      this.clock.time = Math.max(this.clock.time, Date.now());
-      const stamp = { n: this.n, at: this.clock.time - this.start };
-      let used = true;
-      // NOTE: a consumer that went away (a body the task cancelled) throws; the next input
-      // still gets its turn.
-      try { used = deliver(stamp) !== false; } catch {}
-      if (used) this.n++;
-      resolve();
-      this.busy = false;
-      this.#next();
-    });
-  }
-}
+import { macrotask } from "./macrotask.js";
+import { WAKE, bodyAfter } from "./replay-keys.js";
 
 /**
  * Replaying: the tape's inputs in their recorded order (`n`). Each waits for its consumer
@@ -150,7 +12,7 @@ export class RecordingSequencer {
  */
 export class ReplayingSequencer {
   /**
-   * @param {TapeClock} clock
+   * @param {TapeClock} clock the task's clock (tape-clock.js)
    * @param {number} start the tape's start
    * @param {{ n: number, at: number, key: string, due?: number, what?: string, run?: { reads: { at: number[], piece(i: number): unknown }, i: number, to: number } }[]} events
    *   in order; an event with a `run` stands for reads `i..to` of a body (consecutive events
@@ -171,7 +33,7 @@ export class ReplayingSequencer {
     this.watchdog = null;
     // NOTE: a tape without its timer's firings (imported, or edited) is replayed by time: the
     // timer fires when it is due before the next input.
-    this.byTime = !events.some((e) => e.key === "wake");
+    this.byTime = !events.some((e) => e.key === WAKE);
     clock.onArm = () => this.#schedule();
   }
 
@@ -227,7 +89,7 @@ export class ReplayingSequencer {
   #follows(key) {
     const last = this.last;
     if (key === last) return true;
-    return last !== undefined && last.startsWith("request#") && key === "body#" + last.slice(8);
+    return last !== undefined && key === bodyAfter(last);
   }
 
   /** Whether an event for `key` is still ahead on the tape. */
@@ -296,12 +158,12 @@ export class ReplayingSequencer {
     }
     if (!event) return this.#watch(null);
     const stalled = () => { if (this.watchdog?.event !== event) this.#watch(event); };
-    if (event.key === "wake") {
+    if (event.key === WAKE) {
       if (!timer || timer.cleared || timer.due - this.start !== event.due) return stalled();
       this.next++;
       this.clock.time = this.start + event.at;
       this.clock.timer = null;
-      this.last = "wake";
+      this.last = WAKE;
       timer.callback();
     } else {
       const resolve = this.waiting.get(event.key);

@@ -3,10 +3,10 @@
 // and the clock stay the task's own (live). Replay ten expensive rounds, then go live for
 // the eleventh; the playground's offline model is the built-in tape with its script past it.
 import { buildRequest } from "clew";
-import { tapeError, rethrow, unreadResponse, readTape } from "./cassette-format.js";
-import { BodyReads } from "./cassette-bytes.js";
-import { PLACEHOLDER } from "./cassette-redact.js";
-import { RequestMatcher } from "./cassette-match.js";
+import { tapeError, rethrow, unreadResponse, modelFormat, PLACEHOLDER } from "./format.js";
+import { readTape } from "./read-tape.js";
+import { BodyReads } from "./bytes.js";
+import { RequestMatcher } from "./match.js";
 
 /** The abort error of `signal` (its reason when it is an error). */
 const abortError = (signal) => (signal.reason instanceof Error ? signal.reason : new DOMException("The request was aborted", "AbortError"));
@@ -27,7 +27,7 @@ const abortError = (signal) => (signal.reason instanceof Error ? signal.reason :
 export function tapeModel(data, model, options = {}) {
   const tape = readTape(data);
   if (!model || typeof model !== "object") throw tapeError("CLEW_INVALID_ARGUMENT", "tapeModel needs the model settings to go live with");
-  const format = model.format ?? "anthropic";
+  const format = modelFormat(model);
   if (tape.model.format !== format) {
     throw tapeError("CLEW_INVALID_CASSETTE", `the cassette was recorded with model.format "${tape.model.format}", the model settings say "${format}"`);
   }

@@ -1,7 +1,7 @@
 // clew/cassette's bytes: a body as the tape keeps it (its text, or base64 when it is not
 // UTF-8), and a replayed body's reads as views of its bytes.
 
-import { tapeError } from "./cassette-format.js";
+import { tapeError } from "./format.js";
 
 /** The one UTF-8 encoder the cassette modules share. */
 export const encoder = new TextEncoder();

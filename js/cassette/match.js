@@ -2,9 +2,9 @@
 // path where two values differ, and the check of each model request in turn (shared by the
 // replay and `tapeModel`).
 
-import { pathMatcher, requestDigest } from "./cassette-json.js";
-import { PLACEHOLDER } from "./cassette-redact.js";
-import { RequestBodies } from "./cassette-requests.js";
+import { PLACEHOLDER, KEY_PLACEHOLDER } from "./format.js";
+import { pathMatcher, requestDigest } from "./json.js";
+import { RequestBodies } from "./requests.js";
 
 const shorten = (value) => {
   const text = value === undefined ? "(absent)" : JSON.stringify(value);
@@ -18,7 +18,7 @@ const shorten = (value) => {
  */
 export function firstDifference(recorded, actual, ignored, bindings, path = "$") {
   if (ignored(path)) return null;
-  if (typeof recorded === "string" && (PLACEHOLDER.test(recorded) || recorded === "redacted-key") && typeof actual === "string") {
+  if (typeof recorded === "string" && (PLACEHOLDER.test(recorded) || recorded === KEY_PLACEHOLDER) && typeof actual === "string") {
     if (actual === recorded) return null;
     const bound = bindings.get(recorded);
     if (bound === undefined) { bindings.set(recorded, actual); return null; }

@@ -2,7 +2,7 @@
 // previous one's arrays; this writes that form, reads it back into whole bodies, and checks
 // a request's JSON text against its recording quickly.
 
-import { tapeError } from "./cassette-format.js";
+import { tapeError } from "./format.js";
 
 /**
  * What a tape keeps of a request body: each top-level array (the conversation: `messages`,

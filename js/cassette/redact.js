@@ -2,17 +2,17 @@
 // value replaced by one placeholder wherever it is, request digests computed after it, and
 // each request kept as what it adds to the previous one.
 
-import { encoder, binary, unbinary, bytesOf, readOf } from "./cassette-bytes.js";
-import { requestDigest, pathMatcher } from "./cassette-json.js";
-import { shareWith } from "./cassette-requests.js";
+import { PLACEHOLDER, placeholder, KEY_PLACEHOLDER } from "./format.js";
+import { encoder, binary, unbinary, bytesOf, readOf } from "./bytes.js";
+import { requestDigest, pathMatcher } from "./json.js";
+import { shareWith } from "./requests.js";
+import { eventValues } from "./sse-events.js";
 
 /** Keys whose string values are ids, signatures or encrypted reasoning in the four formats. */
 const SECRET_KEYS = new Set([
   "id", "call_id", "tool_use_id", "tool_call_id", "item_id", "response_id", "responseId", "previous_response_id",
   "signature", "encrypted_content", "thoughtSignature", "thought_signature", "user",
 ]);
-/** What a placeholder looks like (the same one everywhere the value was). */
-export const PLACEHOLDER = /^redacted-\d+$/;
 
 function isSecret(key, holder, path, extra) {
   if (extra(path)) return true;
@@ -31,17 +31,6 @@ function collectSecrets(value, found, extra, path = "$") {
       else collectSecrets(v, found, extra, at);
     }
   }
-}
-
-/** The JSON values of an SSE body (each `data:` line) or of a JSON-lines body. */
-function bodyEvents(text) {
-  const events = [];
-  for (const line of text.split(/\r?\n/)) {
-    const data = line.startsWith("data:") ? line.slice(5).trim() : line.trim();
-    if (!data.startsWith("{") && !data.startsWith("[")) continue;
-    try { events.push(JSON.parse(data)); } catch {}
-  }
-  return events;
 }
 
 /** `value` with each secret (a string under a secret key or path) that `map` holds replaced. */
@@ -110,18 +99,18 @@ function redactBody(response, map) {
 export async function redactTape(tape, { apiKey, redact = [], ignore = [] }) {
   // NOTE: the key is never sent in a body; should a model or a tool repeat it, it goes too.
   if (typeof apiKey === "string" && apiKey.length >= 8) {
-    tape = JSON.parse(JSON.stringify(tape).replaceAll(JSON.stringify(apiKey).slice(1, -1), "redacted-key"));
+    tape = JSON.parse(JSON.stringify(tape).replaceAll(JSON.stringify(apiKey).slice(1, -1), KEY_PLACEHOLDER));
   }
   const extra = pathMatcher(redact);
   const ignored = pathMatcher(ignore);
   const map = new Map();
-  const found = (v) => { if (!map.has(v)) map.set(v, `redacted-${map.size + 1}`); };
+  const found = (v) => { if (!map.has(v)) map.set(v, placeholder(map.size + 1)); };
   const decoder = new TextDecoder();
   for (const entry of tape.interactions) {
     if (entry.type === "request") {
       collectSecrets(entry.body, found, extra);
       const text = entry.response ? decoder.decode(bytesOf(entry.response)) : "";
-      for (const event of bodyEvents(text)) collectSecrets(event, found, () => false);
+      for (const event of eventValues(text)) collectSecrets(event, found, () => false);
       // NOTE: an event cut by a failed body does not parse; its complete values still go.
       for (const [, key, raw] of text.matchAll(MEMBER)) {
         if (!SECRET_KEYS.has(key)) continue;

@@ -5,14 +5,13 @@
 // virtual clock: the same transcript and history, byte for byte, in a few milliseconds, and
 // a typed error that ends the task where it drifts. The main entry never imports this module.
 import { Task as BaseTask } from "clew";
-import { tapeError } from "./cassette-format.js";
-import { PLACEHOLDER } from "./cassette-redact.js";
-import { tapeFromSse } from "./cassette-import.js";
-import { Recording } from "./cassette-record.js";
-import { Replaying } from "./cassette-replay.js";
+import { tapeError, PLACEHOLDER } from "./format.js";
+import { tapeFromSse } from "./from-sse.js";
+import { Recording } from "./recording.js";
+import { Replaying } from "./replaying.js";
 
 export { tapeFromSse as fromSse };
-export { tapeModel } from "./cassette-model.js";
+export { tapeModel } from "./tape-model.js";
 
 const MODES = ["record", "replay", "auto"];
 

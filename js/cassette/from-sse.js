@@ -1,8 +1,9 @@
-// clew/cassette's import: a provider's recorded SSE body (or a JSON-lines body) as a
+// clew/cassette's import (`fromSse`): a provider's recorded SSE body (or a JSON-lines body) as a
 // one-round tape, so a recorded stream becomes a test.
 
-import { FORMAT, VERSION, tapeError } from "./cassette-format.js";
-import { encoder, readOf } from "./cassette-bytes.js";
+import { FORMAT, VERSION, tapeError } from "./format.js";
+import { encoder, binary, readOf } from "./bytes.js";
+import { eventEnds } from "./sse-events.js";
 
 /**
  * A one-round tape from a provider's recorded SSE body (or a `chunks` JSON-lines body):
@@ -18,19 +19,12 @@ export function tapeFromSse(body, { format, id = "", status = 200, contentType =
   if (readSize > 0) {
     for (let i = 0; i < bytes.length; i += readSize) pieces.push(bytes.subarray(i, i + readSize));
   } else {
-    // NOTE: one event per read: cut after each blank line (or line, for JSON lines).
+    // NOTE: one event per read (one line, for JSON lines).
     let from = 0;
-    for (let i = 0; i < bytes.length; i++) {
-      const blank = bytes[i] === 10 && (bytes[i + 1] === 10 || (bytes[i + 1] === 13 && bytes[i + 2] === 10));
-      const line = format === "chunks" && bytes[i] === 10;
-      if (blank || line) {
-        const end = line ? i + 1 : bytes[i + 1] === 10 ? i + 2 : i + 3;
-        pieces.push(bytes.subarray(from, end));
-        from = i = end;
-        i--;
-      }
+    for (const end of eventEnds(binary(bytes), format === "chunks")) {
+      pieces.push(bytes.subarray(from, end));
+      from = end;
     }
-    if (from < bytes.length) pieces.push(bytes.subarray(from));
   }
   const reads = { n: pieces.map((_, i) => i + 1), at: pieces.map(() => 0), bytes: pieces.map((p) => p.length) };
   const response = { n: 0, at: 0, status, headers: { "content-type": contentType }, ...readOf(bytes), reads, end: { n: pieces.length + 1, at: 0, type: "end" } };
