@@ -2,7 +2,7 @@
 //! reaches (a user's, or an MCP server's), how it is shown and asked about, how long it may
 //! run, and the `[name for '…']` header of its results.
 
-use super::config::{ToolSource, ToolSpec, ASK_FOLLOWUP_QUESTION};
+use super::config::{TaskConfig, ToolSource, ToolSpec, ASK_FOLLOWUP_QUESTION};
 use super::mcp::{self, McpCatalog};
 use super::message::{AskKind, SayKind};
 use super::round_state::{Item, Round};
@@ -13,7 +13,31 @@ use crate::core::conversation::{Content, ContentBlock};
 use crate::core::json::Json;
 use crate::core::parser::REFERENCE_TOOLS;
 
+/// What a tool name the task knows (besides its built-ins) reaches.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Known<'a> {
+    /// The user's tool of that name.
+    Options(&'a ToolSpec),
+    /// One of the two MCP tools, while their calls are known (the server and tool its
+    /// parameters name are checked at the call's gates).
+    Mcp,
+}
+
+/// Whether the task knows a tool named `name`, and what it reaches: the one answer to "is
+/// this a known tool?" (the built-ins aside).
+pub(crate) fn known<'a>(config: &'a TaskConfig, catalog: &McpCatalog, name: &str) -> Option<Known<'a>> {
+    if catalog.handles(name) {
+        return Some(Known::Mcp);
+    }
+    config.tool(name).map(Known::Options)
+}
+
 impl Ctx {
+    /// What a call of `name` reaches, if the task knows the tool ([`known`]).
+    pub(crate) fn known(&self, name: &str) -> Option<Known<'_>> {
+        known(&self.config, &self.catalog, name)
+    }
+
     /// The tool a call of `name` with `params` reaches: the user's tool of that name, or the
     /// MCP server's tool or resources that one of the two MCP tools names.
     pub(crate) fn spec_of(&self, name: &str, params: &[(String, String)]) -> Option<&ToolSpec> {
@@ -36,7 +60,7 @@ impl Ctx {
     pub(crate) fn timeout_of(&self, job: &ToolJob) -> Option<u64> {
         match self.spec_of(&job.name, &job.params) {
             Some(spec) => spec.timeout_ms,
-            None if self.catalog.handles(&job.name) => {
+            None if matches!(self.known(&job.name), Some(Known::Mcp)) => {
                 Some(mcp::timeout_ms(&self.config.mcp_servers, mcp::param(&job.params, "server_name")))
             }
             None => None,
@@ -59,7 +83,7 @@ impl Ctx {
     pub(crate) fn goes_to_a_server(&self, name: &str, params: &[(String, String)]) -> bool {
         match self.spec_of(name, params) {
             Some(spec) => spec.source != ToolSource::Options,
-            None => self.catalog.handles(name),
+            None => matches!(self.known(name), Some(Known::Mcp)),
         }
     }
 

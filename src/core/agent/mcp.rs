@@ -199,13 +199,10 @@ impl McpCatalog {
         })
     }
 
-    /// Why a complete call of an MCP tool cannot run, as the error the model gets: a server
-    /// that is not connected, a tool the server lacks, arguments that are not a JSON object,
-    /// or a required argument missing. `None` for every other call.
+    /// Why a complete call of one of the two MCP tools cannot run, as the error the model
+    /// gets: a server that is not connected, a tool the server lacks, arguments that are not a
+    /// JSON object, or a required argument missing. `None` when it can run.
     pub(crate) fn check(&self, name: &str, params: &[(String, String)]) -> Option<String> {
-        if !self.handles(name) {
-            return None;
-        }
         let (server, tool_name) = (param(params, "server_name"), param(params, "tool_name"));
         let problem = match (self.servers.iter().any(|s| s == server), self.target(name, params)) {
             (false, _) => "no connected MCP server has that name".to_owned(),

@@ -167,7 +167,7 @@ impl Ctx {
         match name.as_str() {
             ATTEMPT_COMPLETION => true,
             ASK_FOLLOWUP_QUESTION => !self.config.yolo,
-            name if self.config.tool(name).is_some() || self.catalog.handles(name) => {
+            name if self.known(name).is_some() => {
                 !self.auto_approved(name, &params)
             }
             _ => false,
@@ -203,7 +203,7 @@ impl Ctx {
                 let text = Json::object().with("question", value("question")).with("options", value("options"));
                 Some((MessageKind::Ask(AskKind::Followup), text.to_string()))
             }
-            name if self.config.tool(name).is_some() || self.catalog.handles(name) => {
+            name if self.known(name).is_some() => {
                 let (say, ask, text) = self.shown(name, &params, &value);
                 let kind =
                     if self.auto_approved(name, &params) { MessageKind::Say(say) } else { MessageKind::Ask(ask) };

@@ -2,6 +2,7 @@
 //! default system prompt. Markers the reference makes visible in the history are kept
 //! byte for byte (`[Response interrupted by user]`, `Failure: I did not provide a response.`).
 
+use super::calls::{known, Known};
 use super::config::{ParamSpec, TaskConfig, ToolCalling, ASK_FOLLOWUP_QUESTION, ATTEMPT_COMPLETION};
 use super::mcp::{self, McpCatalog};
 
@@ -239,8 +240,11 @@ pub fn params_of(config: &TaskConfig, catalog: &McpCatalog, name: &str) -> Vec<P
     match name {
         ATTEMPT_COMPLETION | ASK_FOLLOWUP_QUESTION => builtin_params(name),
         super::context::texts::SUMMARIZE_TASK => super::context::texts::summarize_params(),
-        name if catalog.handles(name) => builtin_params(name),
-        _ => config.tool(name).map(|t| t.parameters.clone()).unwrap_or_default(),
+        name => match known(config, catalog, name) {
+            Some(Known::Mcp) => builtin_params(name),
+            Some(Known::Options(tool)) => tool.parameters.clone(),
+            None => Vec::new(),
+        },
     }
 }
 

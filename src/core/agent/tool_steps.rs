@@ -6,6 +6,7 @@
 //! content. Each step that waits sets the round's [`Wait`]; the event that ends the wait
 //! resumes the job where it stopped.
 
+use super::calls::Known;
 use super::config::{ASK_FOLLOWUP_QUESTION, ATTEMPT_COMPLETION};
 use super::context::texts::SUMMARIZE_TASK;
 use super::effect::{codes, Effect, HookKind, HookResult, Outcome, ToolOutput};
@@ -33,8 +34,7 @@ impl Ctx {
         let known = job.name == ATTEMPT_COMPLETION
             || job.name == ASK_FOLLOWUP_QUESTION
             || job.name == SUMMARIZE_TASK
-            || self.config.tool(&job.name).is_some()
-            || self.catalog.handles(&job.name);
+            || self.known(&job.name).is_some();
         if !known {
             let names: Vec<String> =
                 texts::all_tools(&self.config, &self.catalog).into_iter().map(|(n, ..)| n).collect();
@@ -60,7 +60,10 @@ impl Ctx {
                 texts::missing_param_notice(&job.name, &missing.name),
                 texts::missing_param(&job.name, &missing.name, job.call_id.is_some()),
             )),
-            None => self.catalog.check(&job.name, &job.params).map(|p| (p.clone(), texts::tool_error(&p))),
+            None if matches!(self.known(&job.name), Some(Known::Mcp)) => {
+                self.catalog.check(&job.name, &job.params).map(|p| (p.clone(), texts::tool_error(&p)))
+            }
+            None => None,
         };
         if let Some((notice, text)) = problem {
             self.mistakes += 1;
