@@ -2,7 +2,8 @@
 // (the task makes its catalog of them: src/core/agent/mcp.rs `McpCatalog::read`), notices
 // when a server's tools change, and runs the two reference tools, use_mcp_tool and
 // access_mcp_resource, on the servers (the task checks their arguments, approves them and
-// times them: it aborts a call's signal when it gives up). Loaded on demand
+// times them: it aborts a call's signal when it gives up), handing back each answer as the
+// server gave it (the task reads it). Loaded on demand
 // (js/boundary/options.js `clew_mcp`), or by an application's `import "clew/mcp-servers"` (or
 // "clew/mcp"); it registers `mcpServers` under the global symbol `clew.mcpServers`. Every
 // call of a client is guarded: a client that throws, rejects, hangs or disconnects makes a
@@ -62,17 +63,17 @@ export function mcpServers(servers) {
 
   async function call(params, context) {
     const state = await serverOf(params.server_name);
-    if (!state) return { text: `no connected MCP server is named '${params.server_name}'`, isError: true };
+    if (!state) throw Error(`no connected MCP server is named '${params.server_name}'`);
     let args;
-    try { args = JSON.parse(params.arguments || "{}"); } catch (error) { return { text: `the arguments are not valid JSON: ${messageOf(error)}`, isError: true }; }
-    return state.client.callTool({ name: params.tool_name, arguments: args }, undefined, options(context)).then(toolResult);
+    try { args = JSON.parse(params.arguments || "{}"); } catch (error) { throw Error(`the arguments are not valid JSON: ${messageOf(error)}`); }
+    return state.client.callTool({ name: params.tool_name, arguments: args }, undefined, options(context)).then(raw);
   }
 
   async function read(params, context) {
     const state = await serverOf(params.server_name);
-    if (!state) return { text: `no connected MCP server is named '${params.server_name}'`, isError: true };
-    if (typeof state.client.readResource !== "function") return { text: `the MCP server '${state.name}' cannot read resources`, isError: true };
-    return state.client.readResource({ uri: params.uri }, options(context)).then(resourceResult);
+    if (!state) throw Error(`no connected MCP server is named '${params.server_name}'`);
+    if (typeof state.client.readResource !== "function") throw Error(`the MCP server '${state.name}' cannot read resources`);
+    return state.client.readResource({ uri: params.uri }, options(context)).then(raw);
   }
 
   function list() {
@@ -226,49 +227,12 @@ async function paged(client, method, key) {
   return items;
 }
 
-/** A tool's result for the task: text joined, images as data URLs, `isError` kept. */
-function toolResult(result) {
-  if (result && !Array.isArray(result.content) && "toolResult" in result) {
-    return { text: stringOf(result.toolResult), isError: false };
-  }
-  const texts = [];
-  const images = [];
-  for (const item of (result && Array.isArray(result.content) ? result.content : [])) content(item, texts, images);
-  if (texts.length === 0 && images.length === 0 && result && result.structuredContent !== undefined) {
-    texts.push(stringOf(result.structuredContent));
-  }
-  return { text: texts.join("\n\n"), images, isError: !!(result && result.isError) };
-}
-
-/** A resource read for the task: each text content, image blobs as images. */
-function resourceResult(result) {
-  const texts = [];
-  const images = [];
-  for (const item of (result && Array.isArray(result.contents) ? result.contents : [])) embedded(item, texts, images);
-  return { text: texts.join("\n\n"), images, isError: false };
-}
-
-function content(item, texts, images) {
-  if (!item || typeof item !== "object") return;
-  switch (item.type) {
-    case "text": texts.push(String(item.text ?? "")); break;
-    case "image": images.push(`data:${item.mimeType || "image/png"};base64,${item.data}`); break;
-    case "audio": texts.push(`[audio: ${item.mimeType || "unknown type"}]`); break;
-    case "resource": embedded(item.resource, texts, images); break;
-    case "resource_link": texts.push(`[resource: ${item.uri}${item.name ? ` (${item.name})` : ""}${item.description ? `: ${item.description}` : ""}]`); break;
-    default: texts.push(stringOf(item));
-  }
-}
-
-function embedded(resource, texts, images) {
-  if (!resource || typeof resource !== "object") return;
-  if (typeof resource.text === "string") texts.push(resource.text);
-  else if (typeof resource.blob === "string" && /^image\//.test(resource.mimeType || "")) images.push(`data:${resource.mimeType};base64,${resource.blob}`);
-  else if (typeof resource.blob === "string") texts.push(`[binary resource ${resource.uri} (${resource.mimeType || "unknown type"}), ${Math.floor(resource.blob.length * 3 / 4)} bytes]`);
-}
-
-function stringOf(value) {
-  try { return typeof value === "string" ? value : JSON.stringify(value); } catch { return String(value); }
+/**
+ * A server's answer for the task, as the server sent it (JSON text): the task makes what the
+ * model reads of it (src/core/agent/texts/mcp_result.rs).
+ */
+function raw(result) {
+  return JSON.stringify(result) ?? "";
 }
 
 function messageOf(error) {

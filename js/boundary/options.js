@@ -68,6 +68,10 @@ function clew_mcp(servers) {
   });
   const run = (op) => (a, b) => load().then(
     (glue) => glue[op](a, b),
-    (e) => (e = 'the MCP support could not be loaded (' + String(e && e.message || e) + '); import "clew/mcp" once in the application', op !== 'list' ? { text: e, isError: true } : told ? '' : (told = true, JSON.stringify({ errors: [{ message: e }] }))));
+    (e) => {
+      e = 'the MCP support could not be loaded (' + String(e && e.message || e) + '); import "clew/mcp" once in the application';
+      if (op !== 'list') throw Error(e);
+      return told ? '' : (told = true, JSON.stringify({ errors: [{ message: e }] }));
+    });
   return { list: run('list'), call: run('call'), read: run('read') };
 }

@@ -32,7 +32,10 @@ extern "C" {
     /// Empties the request cache of a finished task.
     fn clew_forget(cache: &js_sys::Array);
 }
-use crate::core::agent::{AskAnswer, AskResponse, CheckpointKind, Effect, HookKind, Task as Machine, ToolOutput};
+use crate::core::agent::{
+    AskAnswer, AskResponse, CheckpointKind, Effect, HookKind, Task as Machine, ToolOutput, ACCESS_MCP_RESOURCE,
+    USE_MCP_TOOL,
+};
 use crate::core::request::ModelSettings;
 
 /// One task's machine, callbacks and in-flight work.
@@ -287,6 +290,10 @@ impl Driver {
             let output = ToolOutput::error(NO_ABORT_CONTROLLER.to_owned());
             return self.handle(|m, now| m.handle_tool_done(now, id, output));
         };
+        // NOTE: the MCP servers' glue answers the two MCP tools with the server's result as
+        // JSON text, which the machine reads (`handle_mcp_result`).
+        let raw = (name == USE_MCP_TOOL || name == ACCESS_MCP_RESOURCE)
+            && self.callbacks.borrow().as_ref().is_some_and(|c| c.mcp_list.is_some());
         let context = clew_context(&controller, Some(&self.task_id));
         self.tools.borrow_mut().push((id, controller));
         let result = call_with(&execute, &JsValue::UNDEFINED, &params_to_js(&params), &context);
@@ -294,11 +301,15 @@ impl Driver {
             result,
             Box::new(move |me, value| {
                 let output = match value {
-                    Ok(value) => tool_output_from_js(&value),
-                    Err(error) => ToolOutput::error(error_message(&error)),
+                    Ok(value) if raw => Ok(value.as_string().unwrap_or_default()),
+                    Ok(value) => Err(tool_output_from_js(&value)),
+                    Err(error) => Err(ToolOutput::error(error_message(&error))),
                 };
                 me.tools.borrow_mut().retain(|(t, _)| *t != id);
-                me.handle(|m, now| m.handle_tool_done(now, id, output));
+                me.handle(|m, now| match output {
+                    Ok(result) => m.handle_mcp_result(now, id, &result),
+                    Err(output) => m.handle_tool_done(now, id, output),
+                });
             }),
         );
     }

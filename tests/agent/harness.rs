@@ -65,6 +65,7 @@ enum Event {
     Checkpoint(u64),
     Hook(u64, HookResult),
     Mcp(u64, String),
+    McpResult(u64, String),
     Files(u64, Vec<(String, String)>),
 }
 
@@ -79,6 +80,9 @@ pub struct Harness {
     pub effects: Vec<Effect>,
     pub ask: AskFn,
     pub tool: ToolFn,
+    /// Answers the calls of the two MCP tools with the server's raw result (JSON text), as
+    /// a host's glue does (`None`: they run as other tools, through `tool`).
+    pub mcp_result: Option<Box<dyn FnMut(&str, &[(String, String)]) -> String>>,
     pub hook: HookFn,
     /// Checkpoints are saved only when the test says so (`None`: at once).
     pub hold_checkpoints: bool,
@@ -142,6 +146,7 @@ impl Harness {
                 let args: Vec<String> = params.iter().map(|(k, v)| format!("{k}={v}")).collect();
                 Some(ToolOutput::text(format!("{name} ran with {}", args.join(", "))))
             }),
+            mcp_result: None,
             hook: Box::new(|_| HookResult::default()),
             hold_checkpoints: false,
             held_checkpoints: Vec::new(),
@@ -234,6 +239,7 @@ impl Harness {
             Event::Checkpoint(id) => E::CheckpointSaved { id: *id, ok: true },
             Event::Hook(id, result) => E::HookDone { id: *id, result: result.clone() },
             Event::Mcp(id, catalog) => E::McpServersListed { id: *id, catalog },
+            Event::McpResult(id, result) => E::McpResult { id: *id, result },
             Event::Files(id, files) => E::RequiredFilesRead { id: *id, files: files.clone() },
         };
         self.task.handle(now, event);
@@ -270,6 +276,11 @@ impl Harness {
                 }
                 Effect::RunTool { id, name, params } => {
                     self.tool_calls.push((name.clone(), params.clone()));
+                    let mcp = ["use_mcp_tool", "access_mcp_resource"].contains(&name.as_str());
+                    if let Some(answer) = self.mcp_result.as_mut().filter(|_| mcp) {
+                        self.queue.push_back(Event::McpResult(id, answer(&name, &params)));
+                        continue;
+                    }
                     match (self.tool)(&name, &params) {
                         Some(output) => self.queue.push_back(Event::ToolDone(id, output)),
                         None => self.running_tools.push(id),

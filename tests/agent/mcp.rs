@@ -477,3 +477,112 @@ fn a_task_stored_by_its_parts_keeps_the_servers_listing_in_its_head_and_runs_a_r
     });
     restored_runs_the_read_again(&clew::agent::join_snapshot(&stored.to_string()).unwrap(), h.now);
 }
+
+/// `tests/fixtures/mcp-results.json`: each result as the host hands it, and what the model
+/// read of it before the core made it (the host's glue did).
+fn recorded_results() -> Vec<serde_json::Value> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mcp-results.json");
+    let fixture: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    fixture["cases"].as_array().unwrap().clone()
+}
+
+#[test]
+fn an_mcp_result_reads_byte_for_byte_as_the_glue_made_it_before_the_core_did() {
+    let cases = recorded_results();
+    assert!(cases.len() >= 30);
+    for case in cases {
+        let raw = case["json"].as_str().unwrap();
+        let result = clew::json::Json::parse(raw).unwrap_or_default();
+        let got = clew::agent::texts::mcp_result(&result, case["resource"].as_bool().unwrap());
+        let images: Vec<clew::conversation::ImageSource> = case["images"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|url| clew::conversation::ImageSource::from_url_text(url.as_str().unwrap()))
+            .collect();
+        assert_eq!(got.text, case["text"].as_str().unwrap(), "{raw}");
+        assert_eq!(got.images, images, "{raw}");
+        assert_eq!(got.is_error, case["isError"].as_bool().unwrap(), "{raw}");
+    }
+}
+
+#[test]
+fn an_mcp_tool_result_joins_its_texts_by_a_blank_line_and_keeps_images_apart() {
+    let raw = json!({"content": [
+        {"type": "text", "text": "first"},
+        {"type": "image", "data": "AAAA", "mimeType": "image/jpeg"},
+        {"type": "audio", "data": "AAAA", "mimeType": "audio/wav"},
+        {"type": "resource_link", "uri": "notes://a", "name": "a", "description": "the note a"},
+        {"type": "resource", "resource": {"uri": "notes://b", "text": "inside b"}},
+        {"type": "resource", "resource": {"uri": "notes://c", "blob": "QUJDRA==", "mimeType": "application/pdf"}},
+        {"n": 1, "type": "other"}
+    ]});
+    let got = clew::agent::texts::mcp_result(&clew::json::Json::parse(&raw.to_string()).unwrap(), false);
+    assert_eq!(
+        got.text,
+        "first\n\n[audio: audio/wav]\n\n[resource: notes://a (a): the note a]\n\ninside b\n\n[binary resource notes://c (application/pdf), 6 bytes]\n\n{\"n\":1,\"type\":\"other\"}"
+    );
+    assert_eq!(got.images, vec![clew::conversation::ImageSource::from_url_text("data:image/jpeg;base64,AAAA")]);
+    assert!(!got.is_error);
+}
+
+#[test]
+fn an_mcp_tool_result_without_content_reads_its_structured_content_or_the_older_tool_result() {
+    let read = |raw: serde_json::Value| {
+        clew::agent::texts::mcp_result(&clew::json::Json::parse(&raw.to_string()).unwrap(), false).text
+    };
+    let structured = r#"{"content":[],"structuredContent":{"b":[1,2.5e3],"a":"x\u0001"}}"#;
+    let got = clew::agent::texts::mcp_result(&clew::json::Json::parse(structured).unwrap(), false);
+    assert_eq!(got.text, r#"{"b":[1,2.5e3],"a":"x\u0001"}"#, "as JSON.stringify wrote it, members in order");
+    assert_eq!(read(json!({"toolResult": {"rows": 3}})), r#"{"rows":3}"#);
+    assert_eq!(read(json!({"toolResult": "as text"})), "as text");
+    assert_eq!(read(json!({"content": [{"type": "text", "text": "t"}], "structuredContent": {"a": 1}})), "t");
+}
+
+#[test]
+fn a_resource_read_reads_each_of_its_contents() {
+    let raw = json!({"contents": [
+        {"uri": "notes://all", "mimeType": "text/plain", "text": "every note"},
+        {"uri": "notes://dot", "mimeType": "image/png", "blob": "AAAA"},
+        {"uri": "notes://raw", "blob": "AAAAAAAA"}
+    ], "isError": true});
+    let got = clew::agent::texts::mcp_result(&clew::json::Json::parse(&raw.to_string()).unwrap(), true);
+    assert_eq!(got.text, "every note\n\n[binary resource notes://raw (unknown type), 6 bytes]");
+    assert_eq!(got.images, vec![clew::conversation::ImageSource::from_url_text("data:image/png;base64,AAAA")]);
+    assert!(!got.is_error, "a read has no isError");
+}
+
+#[test]
+fn the_servers_raw_result_reaches_the_model_as_the_core_reads_it() {
+    let config = TaskConfig { yolo: true, ..mcp_config() };
+    let read = "<access_mcp_resource><server_name>notes</server_name><uri>notes://all</uri></access_mcp_resource>";
+    let mut h = harness(
+        config,
+        vec![
+            text(&[&call("write_note", r#"{"text":"a"}"#)]),
+            text(&[read]),
+            text(&[&call("ping", "{}")]),
+            completion("ok"),
+        ],
+    );
+    let mut tool_calls = 0;
+    h.mcp_result = Some(Box::new(move |name, _| {
+        let result = match name {
+            "access_mcp_resource" => json!({"contents": [{"uri": "notes://all", "text": "a"}]}),
+            _ if tool_calls == 0 => {
+                json!({"content": [{"type": "text", "text": "saved"}, {"type": "image", "data": "AAAA"}]})
+            }
+            _ => json!({"content": [{"type": "text", "text": "no such note"}], "isError": true}),
+        };
+        tool_calls += usize::from(name == "use_mcp_tool");
+        result.to_string()
+    }));
+    h.start("t");
+    let responses = h.says_of("mcp_server_response");
+    assert_eq!((responses[0].text.as_str(), responses[0].images.len()), ("saved", 1));
+    let texts: Vec<String> = [2, 4, 6].iter().map(|&i| h.history_texts(i).join("\n")).collect();
+    assert_eq!(texts[0], "[use_mcp_tool for 'notes'] Result:\nsaved\n[image]", "the image is a block of its own");
+    assert!(h.task.history()[2].content.blocks().iter().any(|b| matches!(b, ContentBlock::Image { .. })));
+    assert_eq!(texts[1], "[access_mcp_resource for 'notes'] Result:\na");
+    assert!(texts[2].contains("Error executing use_mcp_tool: no such note"), "{}", texts[2]);
+}

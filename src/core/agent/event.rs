@@ -50,6 +50,13 @@ pub enum Event<'a> {
         /// Its result.
         output: ToolOutput,
     },
+    /// An MCP call finished: the server's result object (JSON text).
+    McpResult {
+        /// The call's id.
+        id: u64,
+        /// The result as the server sent it.
+        result: &'a str,
+    },
     /// A checkpoint was saved (or failed to be).
     CheckpointSaved {
         /// The request's id.
@@ -99,6 +106,7 @@ impl Task {
             Event::StreamFailed { stream, error } => self.handle_stream_failed(now, stream, &error),
             Event::AskAnswered { ts, answer } => self.handle_ask_answer(now, ts, answer),
             Event::ToolDone { id, output } => self.handle_tool_done(now, id, output),
+            Event::McpResult { id, result } => self.handle_mcp_result(now, id, result),
             Event::CheckpointSaved { id, ok } => self.handle_checkpoint_saved(now, id, ok),
             Event::HookDone { id, result } => self.handle_hook_done(now, id, result),
             Event::RequiredFilesRead { id, files } => self.handle_required_files(now, id, files),

@@ -7,11 +7,12 @@ use std::rc::Rc;
 
 use super::config::ToolCalling;
 use super::effect::{codes, Effect, HookKind, HookResult, Outcome, ToolOutput};
-use super::mcp::McpCatalog;
+use super::mcp::{McpCatalog, ACCESS_MCP_RESOURCE};
 use super::message::{AskAnswer, AskKind, AskResponse, MessageKind, SayKind};
 use super::round_loop::hook_context;
 use super::round_state::{Received, Retry, StreamPhase, Wait};
 use super::task::{Phase, Task};
+use super::texts;
 use crate::core::conversation::ContentBlock;
 use crate::core::json::Json;
 use crate::core::parser::IncrementalParser;
@@ -147,6 +148,18 @@ impl Task {
             self.ctx.tool_done(round, id, output);
         }
         self.advance();
+    }
+
+    /// MCP call `id` (a [`RunTool`](Effect::RunTool) of `use_mcp_tool` or
+    /// `access_mcp_resource`) answered: `result` is the server's result object as JSON text,
+    /// as it sent it. The task makes what the model reads of it ([`texts::mcp_result`]), then
+    /// goes on as [`handle_tool_done`](Self::handle_tool_done) does. Text that is not JSON
+    /// reads as an empty result.
+    pub fn handle_mcp_result(&mut self, now: u64, id: u64, result: &str) {
+        let resource = matches!(&self.phase, Phase::InRound(round)
+            if matches!(&round.wait, Wait::Tool { job, .. } if job.name == ACCESS_MCP_RESOURCE));
+        let output = texts::mcp_result(&Json::parse(result).unwrap_or_default(), resource);
+        self.handle_tool_done(now, id, output);
     }
 
     /// Checkpoint `id` was saved (or failed to be: `ok` false, which is reported and

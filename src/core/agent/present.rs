@@ -167,9 +167,7 @@ impl Ctx {
         match name.as_str() {
             ATTEMPT_COMPLETION => true,
             ASK_FOLLOWUP_QUESTION => !self.config.yolo,
-            name if self.known(name).is_some() => {
-                !self.auto_approved(name, &params)
-            }
+            name if self.known(name).is_some() => !self.auto_approved(name, &params),
             _ => false,
         }
     }

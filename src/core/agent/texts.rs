@@ -1,6 +1,11 @@
 //! The fixed texts the loop writes into the conversation, in clew's own words, and the
 //! default system prompt. Markers the reference makes visible in the history are kept
 //! byte for byte (`[Response interrupted by user]`, `Failure: I did not provide a response.`).
+//! What the model reads of an MCP server's answer is made in `texts/mcp_result.rs`.
+
+mod mcp_result;
+
+pub use mcp_result::mcp_result;
 
 use super::calls::{known, Known};
 use super::config::{ParamSpec, TaskConfig, ToolCalling, ASK_FOLLOWUP_QUESTION, ATTEMPT_COMPLETION};
