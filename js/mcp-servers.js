@@ -1,18 +1,17 @@
-// options.mcpServers at work: lists each server's tools and resources as the servers give them
-// (the task makes its catalog of them: src/core/agent/mcp.rs `McpCatalog::read`), notices
-// when a server's tools change, and runs the two reference tools, use_mcp_tool and
-// access_mcp_resource, on the servers (the task checks their arguments, approves them and
-// times them: it aborts a call's signal when it gives up), handing back each answer as the
-// server gave it (the task reads it). Loaded on demand
-// (js/boundary/options.js `clew_mcp`), or by an application's `import "clew/mcp-servers"` (or
-// "clew/mcp"); it registers `mcpServers` under the global symbol `clew.mcpServers`. Every
-// call of a client is guarded: a client that throws, rejects, hangs or disconnects makes a
-// failed listing or an error result, never a crash. clew/mcp re-exports what an application's
-// own view of its servers needs from here, so it reads them as the tasks do: the paged tool
-// listing (`listMcpTools`), the change watching (`watchMcpTools`) and `isReadOnlyMcpTool`.
+// options.mcpServers at work, transport only: lists each server's tools and resources as the
+// servers give them (the task makes its catalog of them: src/core/agent/mcp.rs
+// `McpCatalog::read`, and decides how long it waits for them), notices when a server's tools
+// change, and calls the two reference tools, use_mcp_tool and access_mcp_resource, on the
+// servers (the task checks their parameters, approves them and times them: it aborts a
+// call's signal when it gives up), handing back each answer as the server gave it (the task
+// reads it: src/core/agent/texts/mcp_result.rs). Loaded on demand (js/boundary/options.js
+// `clew_mcp`), or by an application's `import "clew/mcp-servers"` (or "clew/mcp"); it
+// registers `mcpServers` under the global symbol `clew.mcpServers`. Every call of a client is
+// guarded: a client that throws, rejects or disconnects makes a failed listing or an error
+// result, never a crash. clew/mcp re-exports what an application's own view of its servers
+// needs from here, so it reads them as the tasks do: the paged tool listing
+// (`listMcpTools`), the change watching (`watchMcpTools`) and `isReadOnlyMcpTool`.
 
-/** How long a server may take to list its tools before the task goes on without it. */
-const LIST_TIMEOUT_MS = 10_000;
 /** The SDK's own request timeout for calls: the longest a timer can wait (the task times them). */
 const NO_SDK_TIMEOUT = 2_147_483_647;
 /** Most items read from one paginated listing. */
@@ -20,72 +19,105 @@ const MOST_ITEMS = 10_000;
 const TOOLS_CHANGED = "notifications/tools/list_changed";
 
 /**
- * The glue for `servers` ([{ name, client }], checked by the core): `list()` (the listing's
- * JSON once the servers whose tools changed are listed again, or "" when nothing changed; each
- * failure is reported once), `call(params, { signal })` and `read(params, { signal })`.
+ * The glue for `servers` ([name, client, name, client, …], as the core read the options):
+ * `list(id)`, `call(params, { signal })` and `read(params, { signal })` (the task checked
+ * their parameters). `list(id)` starts listing the servers not listed yet or whose tools
+ * changed, and gives the listing's JSON as it is (each failure in it once, and under
+ * `listing` the servers still being listed), or "" when nothing changed; asked again with the
+ * same `id` while servers are being listed, it answers once one of them ends. A new `id` is
+ * the task's next listing: what it stopped waiting for (its deadline came) is left out, and
+ * what those servers answer later is dropped.
  */
 export function mcpServers(servers) {
-  const states = servers.map(({ name, client }) => ({
-    name, client, stale: true, connected: false, tools: [], resources: [], templates: [],
-  }));
-  let listing = null;
+  const states = [];
+  for (let i = 0; i + 1 < servers.length; i += 2) {
+    states.push({ name: servers[i], client: servers[i + 1], stale: true, connected: false, listing: null, tools: [], resources: [], templates: [] });
+  }
   let failures = [];
-  // A listing finished since the last catalog (a call may list a server first).
+  // Something to tell since the last answer: a listing started, ended or was dropped.
   let changed = false;
+  // The task's listing being answered, and the answer that waits for a listing to end.
+  let current;
+  let waiting = null;
   for (const state of states) watch(state.client, state);
 
-  function pending() {
-    if (listing) return listing;
-    const stale = states.filter((s) => s.stale);
-    if (stale.length === 0) return null;
-    listing = Promise.all(stale.map(async (state) => {
-      state.stale = false;
-      try {
-        await withTimeout(listServer(state), LIST_TIMEOUT_MS, `it did not list its tools within ${LIST_TIMEOUT_MS / 1000} s`);
-        state.connected = true;
-      } catch (error) {
+  function list(id) {
+    if (id !== current) {
+      current = id;
+      waiting?.("");
+      waiting = null;
+      for (const state of states) {
+        if (!state.listing) continue;
+        state.listing = null;
         state.connected = false;
-        failures.push({ name: state.name, message: messageOf(error) });
+        changed = true;
       }
-    })).then(() => { listing = null; changed = true; });
-    return listing;
+    }
+    for (const state of states) {
+      if (state.stale && !state.listing) start(state);
+    }
+    if (changed) return answer();
+    if (!states.some((s) => s.listing)) return "";
+    return new Promise((resolve) => { waiting = resolve; });
   }
 
-  function catalog() {
-    const text = JSON.stringify({
-      servers: states.filter((s) => s.connected).map(({ name, tools, resources, templates }) => ({ name, tools, resources, templates })),
-      errors: failures.map((f) => ({ server: f.name, message: f.message })),
+  /** Lists `state`'s server; once it ends (unless dropped meanwhile), the answer that waits gets it. */
+  function start(state) {
+    state.stale = false;
+    changed = true;
+    const listing = state.listing = listServer(state.client).then(
+      (listed) => { if (state.listing === listing) Object.assign(state, listed, { connected: true }); },
+      (error) => {
+        if (state.listing !== listing) return;
+        state.connected = false;
+        failures.push({ server: state.name, message: messageOf(error) });
+      },
+    ).then(() => {
+      if (state.listing !== listing) return;
+      state.listing = null;
+      changed = true;
+      const resolve = waiting;
+      waiting = null;
+      resolve?.(answer());
     });
+  }
+
+  /**
+   * The listing as it is: the connected servers (one whose listing cannot be written as JSON
+   * fails), the failures since the last answer, and the servers being listed.
+   */
+  function answer() {
+    const servers = [];
+    for (const state of states) {
+      if (!state.connected) continue;
+      const { name, client, tools, resources, templates } = state;
+      try {
+        servers.push(JSON.stringify({ name, tools, resources, templates, ...(typeof client.readResource !== "function" && { readResource: false }) }));
+      } catch (error) {
+        state.connected = false;
+        failures.push({ server: name, message: messageOf(error) });
+      }
+    }
+    const listing = states.filter((s) => s.listing).map((s) => s.name);
+    const more = listing.length ? `,"listing":${JSON.stringify(listing)}` : "";
+    const text = `{"servers":[${servers.join(",")}],"errors":${JSON.stringify(failures)}${more}}`;
     failures = [];
     changed = false;
     return text;
   }
 
   async function call(params, context) {
-    const state = await serverOf(params.server_name);
-    if (!state) throw Error(`no connected MCP server is named '${params.server_name}'`);
-    let args;
-    try { args = JSON.parse(params.arguments || "{}"); } catch (error) { throw Error(`the arguments are not valid JSON: ${messageOf(error)}`); }
-    return state.client.callTool({ name: params.tool_name, arguments: args }, undefined, options(context)).then(raw);
+    const { client } = serverOf(params.server_name);
+    return client.callTool({ name: params.tool_name, arguments: JSON.parse(params.arguments) }, undefined, options(context)).then(raw);
   }
 
   async function read(params, context) {
-    const state = await serverOf(params.server_name);
-    if (!state) throw Error(`no connected MCP server is named '${params.server_name}'`);
-    if (typeof state.client.readResource !== "function") throw Error(`the MCP server '${state.name}' cannot read resources`);
-    return state.client.readResource({ uri: params.uri }, options(context)).then(raw);
+    return serverOf(params.server_name).client.readResource({ uri: params.uri }, options(context)).then(raw);
   }
 
-  function list() {
-    const listing = pending();
-    return listing ? listing.then(catalog) : changed ? catalog() : "";
-  }
-
-  /** The server of a call, listed at least once (a restored task may call before a request). */
-  async function serverOf(name) {
-    const state = states.find((s) => s.name === name);
-    if (state && state.stale) await pending();
-    return state && state.connected ? state : undefined;
+  /** The server a call names (the task calls only the servers it knows). */
+  function serverOf(name) {
+    return states.find((s) => s.name === name);
   }
 
   return { list, call, read };
@@ -195,23 +227,21 @@ function options(context) {
 }
 
 /**
- * Lists a server's tools, resources and resource templates (the last two when it has them),
- * as the server gives them: the task reads them (and leaves out what it cannot offer).
+ * A server's tools, resources and resource templates (the last two when it has them), as the
+ * server gives them: the task reads them (and leaves out what it cannot offer).
  */
-async function listServer(state) {
-  const client = state.client;
+async function listServer(client) {
   if (!client || typeof client.listTools !== "function") throw new TypeError("its client has no listTools method");
-  state.tools = await paged(client, "listTools", "tools");
+  const tools = await paged(client, "listTools", "tools");
   let capabilities;
   try { capabilities = typeof client.getServerCapabilities === "function" ? client.getServerCapabilities() : undefined; } catch {}
   const offers = (method) => typeof client[method] === "function" && (capabilities === undefined || !!capabilities.resources);
   // NOTE: resources are optional: a server that fails to list them still gives its tools.
-  state.resources = offers("listResources")
-    ? await paged(client, "listResources", "resources").catch(() => [])
-    : [];
-  state.templates = offers("listResourceTemplates")
+  const resources = offers("listResources") ? await paged(client, "listResources", "resources").catch(() => []) : [];
+  const templates = offers("listResourceTemplates")
     ? await paged(client, "listResourceTemplates", "resourceTemplates").catch(() => [])
     : [];
+  return { tools, resources, templates };
 }
 
 /** Every item of a paginated listing. */
@@ -235,14 +265,13 @@ function raw(result) {
   return JSON.stringify(result) ?? "";
 }
 
+/** What a failure says; "unknown error" when reading it throws too. */
 function messageOf(error) {
-  return String((error && error.message) || error);
-}
-
-function withTimeout(promise, ms, message) {
-  let timer;
-  const timeout = new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(message)), ms); });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+  try {
+    return String((error && error.message) || error);
+  } catch {
+    return "unknown error";
+  }
 }
 
 globalThis[Symbol.for("clew.mcpServers")] = mcpServers;

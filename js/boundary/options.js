@@ -3,21 +3,22 @@
 
 export function clew_options(options) {
   // A plain copy of the options as JSON, each function replaced by {"$fn": n} (its place in
-  // `fns`); a cycle, a throwing getter, a proxy or a NaN is an error with the reason. `keys`
-  // is the way from `options` to the value being copied, made into a path only for an error.
+  // `fns`) and each MCP client, an object with listTools and callTool methods, by {"$mcp": n}
+  // (its place in `clients`: the core reads where one is expected); a cycle, a throwing
+  // getter, a proxy or a NaN is an error with the reason. `keys` is the way from `options` to
+  // the value being copied, made into a path only for an error.
   const fns = [];
+  const clients = [];
   const seen = new Set();
   const keys = [];
   let bad = null;
   const path = () => 'options' + keys.map((k) => typeof k === 'number' ? '[' + k + ']' : '.' + k).join('');
   function copy(v) {
     if (typeof v === 'function') { fns.push(v); return { $fn: fns.length - 1 }; }
-    // An MCP server's client (options.mcpServers[i].client) stays here (clew_mcp); the core
-    // sees whether it is one.
-    if (keys.length === 3 && keys[2] === 'client' && typeof keys[1] === 'number' && keys[0] === 'mcpServers') return typeof v?.listTools === 'function' && typeof v.callTool === 'function';
     if (typeof v === 'number' && !Number.isFinite(v)) { bad = bad ?? 'a number that is not finite at ' + path(); return null; }
     if (typeof v === 'bigint') { bad = bad ?? 'a BigInt at ' + path(); return null; }
     if (v === null || typeof v !== 'object') return v;
+    if (typeof v.listTools === 'function' && typeof v.callTool === 'function') { clients.push(v); return { $mcp: clients.length - 1 }; }
     if (seen.has(v)) throw new TypeError('they hold a cycle');
     if (keys.length > 64) throw new TypeError('they are nested too deeply');
     seen.add(v);
@@ -42,25 +43,24 @@ export function clew_options(options) {
   try {
     const json = JSON.stringify(copy(options));
     if (bad !== null) return { ok: false, error: 'they hold ' + bad };
-    const servers = options.mcpServers;
-    return { ok: true, json: json ?? 'null', fns, mcp: Array.isArray(servers) && servers.length ? clew_mcp(servers) : undefined };
+    return { ok: true, json: json ?? 'null', fns, clients };
   } catch (error) {
     return { ok: false, error: String(error && error.message || error) };
   }
 }
 
-// options.mcpServers (checked by the core): the code that lists the servers and calls them
-// is mcp-servers.js at the package's root, loaded only when a task with servers first lists
-// them. It registers itself under a global symbol: an application that imports "clew/mcp"
-// (or "clew/mcp-servers") has it in its bundle; otherwise the entries that can import it
-// from beside the package at run time (Node, browsers) said how (`clew_mcp_import`). The
-// workerd and edge entries cannot: there the application imports it. `list()` gives the
-// servers' listing as JSON (src/core/agent/mcp.rs `McpCatalog::read`), or "" when nothing
-// changed.
+// The MCP servers' glue for `servers`, [name, client, …] as the core read options.mcpServers:
+// the code that lists the servers and calls them is mcp-servers.js at the package's root,
+// loaded only when a task with servers first lists them. It registers itself under a global
+// symbol: an application that imports "clew/mcp" (or "clew/mcp-servers") has it in its
+// bundle; otherwise the entries that can import it from beside the package at run time
+// (Node, browsers) said how (`clew_mcp_import`). The workerd and edge entries cannot: there
+// the application imports it. `list()` gives the servers' listing as JSON
+// (src/core/agent/mcp.rs `McpCatalog::read`), or "" when nothing changed.
 const MCP_SERVERS = Symbol.for('clew.mcpServers');
 let mcpImport = () => Promise.resolve();
 export function clew_mcp_import(load) { mcpImport = () => load('./mcp-servers.js'); }
-function clew_mcp(servers) {
+export function clew_mcp(servers) {
   let loaded, told = false;
   const load = () => loaded ??= (globalThis[MCP_SERVERS] ? Promise.resolve() : mcpImport()).then(() => {
     if (typeof globalThis[MCP_SERVERS] !== 'function') throw new Error('it is not in this bundle');

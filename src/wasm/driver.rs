@@ -182,9 +182,10 @@ impl Driver {
             }
             Effect::Ask(message) => self.ask(message),
             Effect::ListMcpServers { id } => {
-                // NOTE: the glue's `list` gives the catalog, or "" when nothing changed.
+                // NOTE: the glue's `list(id)` gives the listing so far, or "" when nothing
+                // changed; asked again with the same id, it answers once a server's listing ends.
                 let list = self.callback(|c| c.mcp_list.clone());
-                let result = list.map_or(Ok(JsValue::UNDEFINED), |list| call(&list, &JsValue::UNDEFINED));
+                let result = list.map_or(Ok(JsValue::UNDEFINED), |list| call(&list, &JsValue::from(id as f64)));
                 self.when_settled(
                     result,
                     Box::new(move |me, value| {

@@ -20,9 +20,12 @@ use crate::core::request::ModelSettings;
 
 #[wasm_bindgen(module = "/js/boundary/options.js")]
 extern "C" {
-    /// `{ok: true, json, fns, mcp}` (the options as JSON, functions replaced by `{"$fn": n}`,
-    /// and the MCP servers' glue when there are servers), or `{ok: false, error}`.
+    /// `{ok: true, json, fns, clients}` (the options as JSON, functions replaced by
+    /// `{"$fn": n}` and MCP clients by `{"$mcp": n}`, their places in the two lists), or
+    /// `{ok: false, error}`.
     fn clew_options(options: &JsValue) -> JsValue;
+    /// The MCP servers' glue (`{list, call, read}`) for `[name, client, name, client, …]`.
+    fn clew_mcp(servers: &Array) -> JsValue;
 }
 
 /// `options.clock`'s `setTimeout` and `clearTimeout`.
@@ -78,9 +81,18 @@ pub(super) fn read(options: &JsValue) -> Result<JsTaskOptions, JsValue> {
         .into_iter()
         .filter_map(|tool| Some((tool.name, function(Some(tool.execute))?, function(tool.describe))))
         .collect();
-    // NOTE: `clew_options` made the MCP servers' glue (js/boundary/options.js `clew_mcp`); the two
+    // NOTE: the MCP servers' glue gets each server the core read with its client; the two
     // reference tools run as any tool does, through it.
-    let mcp = get(&copy, "mcp");
+    let mcp = if slots.mcp_clients.is_empty() {
+        JsValue::UNDEFINED
+    } else {
+        let (clients, servers): (Array, _) = (get(&copy, "clients").unchecked_into(), Array::new());
+        for (server, slot) in options.config.mcp_servers.iter().zip(&slots.mcp_clients) {
+            servers.push(&JsValue::from_str(&server.name));
+            servers.push(&slot.map_or(JsValue::UNDEFINED, |n| clients.get(n)));
+        }
+        clew_mcp(&servers)
+    };
     let method = |name: &str| get(&mcp, name).dyn_into::<Function>().ok();
     for (name, run) in [(USE_MCP_TOOL, "call"), (ACCESS_MCP_RESOURCE, "read")] {
         if let Some(run) = method(run) {

@@ -456,8 +456,12 @@ export interface TaskOptions {
   parallelToolCalling?: boolean;
   toolCalling?: "xml" | "native";
   retry?: { maxRetries?: number; baseDelayMs?: number; maxDelayMs?: number };
-  /** 0 turns a timeout off. */
-  timeouts?: { firstByteMs?: number; idleMs?: number };
+  /**
+   * 0 turns a timeout off. `firstByteMs` and `idleMs` (120 s each): how long a model stream
+   * may stay silent. `mcpListingMs` (10 s): how long the task waits for its MCP servers'
+   * listing before a request; a server still being listed then is reported and left out.
+   */
+  timeouts?: { firstByteMs?: number; idleMs?: number; mcpListingMs?: number };
   limits?: { maxRequests?: number; maxCost?: number };
   presentationIntervalMs?: number;
   systemPrompt?: string;
@@ -482,7 +486,8 @@ export interface TaskOptions {
   /**
    * MCP servers whose tools and resources the model may use (Cline's `use_mcp_tool` and
    * `access_mcp_resource`; in native mode each tool is sent as `<name>0mcp0<tool>`). They are
-   * listed before the first request (10 s at most; a server that fails is reported with an
+   * listed before the first request (at most `timeouts.mcpListingMs`, 10 s by default; a
+   * server that fails or is not listed by then is reported with an
    * `error` say and left out) and again when one says its tools changed.
    */
   mcpServers?: McpServerOption[];

@@ -20,6 +20,7 @@ mod context_turns;
 mod from_history;
 mod loop_rounds;
 mod mcp;
+mod mcp_listing;
 mod native;
 mod options;
 mod presentation;

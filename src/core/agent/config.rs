@@ -154,6 +154,11 @@ pub struct TaskConfig {
     /// the task asks for their listing, [`Effect::ListMcpServers`](super::Effect::ListMcpServers)).
     #[serde(skip)]
     pub mcp_servers: Vec<McpServerSettings>,
+    /// How long the task waits for its MCP servers' listing before each request
+    /// (`options.timeouts.mcpListingMs`, default 10 s); the servers still being listed then
+    /// are reported and left out. `None` waits for them.
+    #[serde(skip)]
+    pub mcp_listing_ms: Option<u64>,
     /// Context management (`options.contextManagement`).
     #[serde(default)]
     pub context: super::context::ContextConfig,
@@ -187,6 +192,7 @@ impl Default for TaskConfig {
             hooks: HookSet::default(),
             asks: true,
             mcp_servers: Vec::new(),
+            mcp_listing_ms: Some(super::mcp::DEFAULT_MCP_LISTING_MS),
             context: super::context::ContextConfig::default(),
         }
     }

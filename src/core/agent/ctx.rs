@@ -5,7 +5,7 @@ use std::rc::Rc;
 
 use super::config::ToolCalling;
 use super::effect::{Effect, HookKind};
-use super::mcp::McpCatalog;
+use super::mcp::{self, McpCatalog};
 use super::message::{AskKind, MessageKind, SayKind};
 use super::round_state::{Received, Retry, Round, StreamPhase, Wait};
 use super::task::{Ctx, Phase};
@@ -119,13 +119,21 @@ impl Ctx {
     }
 
     /// Sends the round's request as it stands, the stream open and waiting for its first
-    /// byte; with MCP servers, once they are listed (the round waits in
-    /// [`StreamPhase::Listing`], and [`Task::handle_mcp_servers`](super::Task::handle_mcp_servers) sends it).
+    /// byte; with MCP servers not left out, once they are listed (the round waits in
+    /// [`StreamPhase::Listing`] until [`Task::handle_mcp_servers`](super::Task::handle_mcp_servers)
+    /// or the listing's deadline sends it).
     pub(crate) fn open_stream(&mut self, round: &mut Round) {
-        if self.config.mcp_servers.is_empty() {
+        let mut pending = Vec::new();
+        for server in &self.config.mcp_servers {
+            if !mcp::named(&self.mcp_left_out, &server.name) {
+                pending.push(server.name.clone());
+            }
+        }
+        if pending.is_empty() {
             self.send_request(round);
         } else {
-            round.stream = StreamPhase::Listing;
+            let deadline = self.config.mcp_listing_ms.map(|ms| self.now.saturating_add(ms));
+            round.stream = StreamPhase::Listing { deadline, pending };
             self.effects.push_back(Effect::ListMcpServers { id: round.stream_id });
         }
     }
@@ -244,7 +252,9 @@ impl Ctx {
             add(until);
         }
         if let Phase::InRound(round) = phase {
-            if let StreamPhase::Open { deadline: Some(t), .. } = round.stream {
+            if let StreamPhase::Open { deadline: Some(t), .. } | StreamPhase::Listing { deadline: Some(t), .. } =
+                round.stream
+            {
                 add(t);
             }
             if let Wait::Tool { deadline: Some(t), .. } = round.wait {

@@ -3,11 +3,8 @@
 //! (the summary's required files are condense.rs's). Each is ignored when it does not match
 //! what the task waits for.
 
-use std::rc::Rc;
-
-use super::config::ToolCalling;
 use super::effect::{codes, Effect, HookKind, HookResult, Outcome, ToolOutput};
-use super::mcp::{McpCatalog, ACCESS_MCP_RESOURCE};
+use super::mcp::{self, ACCESS_MCP_RESOURCE};
 use super::message::{AskAnswer, AskKind, AskResponse, MessageKind, SayKind};
 use super::round_loop::hook_context;
 use super::round_state::{Received, Retry, StreamPhase, Wait};
@@ -15,7 +12,6 @@ use super::task::{Phase, Task};
 use super::texts;
 use crate::core::conversation::ContentBlock;
 use crate::core::json::Json;
-use crate::core::parser::IncrementalParser;
 use crate::core::stream::StreamError;
 
 impl Task {
@@ -60,28 +56,39 @@ impl Task {
 
     /// The answer to [`Effect::ListMcpServers`] `id`: the host's raw listing of the MCP
     /// servers (JSON text, read by `McpCatalog::read`: `{ servers: [{ name, tools,
-    /// resources, templates }], errors: [{ server, message }] }`), or an empty text when
-    /// nothing changed since the last one. The next requests describe the connected servers
-    /// and, in native mode, offer their tools; the parser knows `use_mcp_tool` and
+    /// resources, templates }], errors: [{ server, message }], listing? }`), or an empty text
+    /// when nothing changed since the last one. The next requests describe the connected
+    /// servers and, in native mode, offer their tools; the parser knows `use_mcp_tool` and
     /// `access_mcp_resource` while one is connected; each failed server is reported (an
-    /// `error` say naming it) and left out. Then the request that waited goes out. A listing
-    /// that is not JSON changes nothing.
+    /// `error` say naming it) and left out. When `listing` names servers still being listed,
+    /// the task takes this listing as it is so far and asks again (the same effect and `id`:
+    /// the host answers once one of them ends); otherwise, or at the listing's deadline
+    /// (`options.timeouts.mcpListingMs`, through [`handle_timeout`](Self::handle_timeout),
+    /// which reports and leaves out those still listed), the request that waited goes out. A
+    /// listing that is not JSON changes nothing.
     pub fn handle_mcp_servers(&mut self, now: u64, id: u64, listing: &str) {
         self.ctx.tick(now);
         let Phase::InRound(round) = &mut self.phase else { return };
-        if round.stream_id != id || round.stream != StreamPhase::Listing {
+        if round.stream_id != id || !matches!(round.stream, StreamPhase::Listing { .. }) {
             return;
         }
+        let mut still = Vec::new();
         if let Ok(listing) = Json::parse(listing) {
-            let native = self.ctx.config.tool_calling == ToolCalling::Native;
-            let (catalog, errors) = McpCatalog::read(&listing, &self.ctx.config.mcp_servers, native);
-            self.ctx.set_catalog(catalog);
-            for error in errors {
-                self.ctx.say(SayKind::Error, error);
+            for name in listing.get("listing").and_then(Json::as_array).unwrap_or_default() {
+                match name.as_str() {
+                    Some(name) if !mcp::named(&self.ctx.mcp_left_out, name) => still.push(name.to_owned()),
+                    _ => {}
+                }
             }
+            self.ctx.read_listing(&listing, true);
         }
-        round.parser = IncrementalParser::new(Rc::clone(&self.ctx.tools));
-        self.ctx.send_request(round);
+        match &mut round.stream {
+            StreamPhase::Listing { pending, .. } if !still.is_empty() => {
+                *pending = still;
+                self.ctx.effects.push_back(Effect::ListMcpServers { id });
+            }
+            _ => self.ctx.end_listing(round),
+        }
     }
 
     /// Stream `stream` could not be opened or read (HTTP error, network error).
@@ -223,6 +230,9 @@ impl Task {
         self.ctx.wake = None;
         if let Phase::InRound(round) = &mut self.phase {
             match round.stream {
+                StreamPhase::Listing { deadline: Some(deadline), .. } if deadline <= now => {
+                    self.ctx.listing_timed_out(round);
+                }
                 StreamPhase::Open { deadline: Some(deadline), received } if deadline <= now => {
                     let (waiting_for, ms) = if received > Received::Nothing {
                         ("more data", self.ctx.config.timeouts.idle_ms)

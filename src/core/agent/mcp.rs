@@ -9,6 +9,7 @@
 //! them with the reference's two tools, `use_mcp_tool` and `access_mcp_resource` (natively,
 //! a server tool's own name runs as `use_mcp_tool`).
 
+use super::texts;
 use super::tool_spec::{McpServerSettings, ParamSpec, ToolSource, ToolSpec};
 use crate::core::json::Json;
 use crate::core::parser::ToolSet;
@@ -23,6 +24,9 @@ pub(crate) const NATIVE_SEPARATOR: &str = "0mcp0";
 /// How long an MCP call may run when its server's options set no `timeoutMs` (the
 /// reference's default).
 pub const DEFAULT_MCP_TIMEOUT_MS: u64 = 60_000;
+/// How long the task waits for its MCP servers' listing when the options set no
+/// `timeouts.mcpListingMs` (the servers still being listed then are left out).
+pub const DEFAULT_MCP_LISTING_MS: u64 = 10_000;
 
 /// What the task knows of the connected MCP servers, from the host's last listing.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -61,6 +65,16 @@ pub(crate) fn split_native_name(name: &str) -> Option<(&str, &str)> {
     (!server.is_empty() && !tool.is_empty()).then_some((server, tool))
 }
 
+/// Whether `names` holds `name`.
+pub(crate) fn named(names: &[String], name: &str) -> bool {
+    for each in names {
+        if each == name {
+            return true;
+        }
+    }
+    false
+}
+
 /// Whether `name` is one of the two MCP tools.
 pub(crate) fn is_mcp_tool(name: &str) -> bool {
     name == USE_MCP_TOOL || name == ACCESS_MCP_RESOURCE
@@ -95,18 +109,28 @@ pub(crate) fn timeout_ms(settings: &[McpServerSettings], server: &str) -> u64 {
 
 impl McpCatalog {
     /// Reads the host's listing: `{ servers: [{ name, tools: [tool], resources: [{ uri, name?,
-    /// description?, mimeType? }], templates: [{ uriTemplate, … }] }], errors: [{ server?,
-    /// message }] }` (without `server`, the message is told as it is), each tool as the server listed it (`name`, `description` or `title`,
+    /// description?, mimeType? }], templates: [{ uriTemplate, … }], readResource? }], errors:
+    /// [{ server?, message }] }` (without `server`, the message is told as it is;
+    /// `readResource: false` for a client that cannot read resources), each tool as the server listed it (`name`, `description` or `title`,
     /// `inputSchema`, `annotations.readOnlyHint`, `execution.taskSupport`). A tool that
     /// requires MCP's task-based execution is left out (a plain call cannot run it), and so
-    /// is a server the options do not name. Gives the catalog and, for each failed server,
-    /// what to tell the user.
-    pub(crate) fn read(listing: &Json, settings: &[McpServerSettings], native: bool) -> (Self, Vec<String>) {
+    /// is a server the options do not name or the task left out (`left_out`: neither its
+    /// listing nor its failure is read). Gives the catalog and, for each failed server, what
+    /// to tell the user.
+    pub(crate) fn read(
+        listing: &Json,
+        settings: &[McpServerSettings],
+        native: bool,
+        left_out: &[String],
+    ) -> (Self, Vec<String>) {
         let mut catalog = Self { listing: listing.to_string(), ..Self::default() };
         let mut prompt = String::new();
         for listed in items(listing, "servers") {
             let server = text_of(listed, "name");
             let Some(options) = settings.iter().find(|s| s.name == server) else { continue };
+            if named(left_out, server) {
+                continue;
+            }
             let timeout = Some(timeout_ms(settings, server));
             push(&mut prompt, &["\n## ", server, "\n"]);
             let mut heading = "\n### Tools\n";
@@ -155,13 +179,16 @@ impl McpCatalog {
                     catalog.resources = true;
                 }
             }
-            catalog.tools.push(ToolSpec {
-                name: ACCESS_MCP_RESOURCE.to_owned(),
-                read_only: true,
-                timeout_ms: timeout,
-                source: ToolSource::McpResources { server: server.to_owned() },
-                ..ToolSpec::default()
-            });
+            // NOTE: a server whose client cannot read resources has no resources to call.
+            if listed.get("readResource").and_then(Json::as_bool) != Some(false) {
+                catalog.tools.push(ToolSpec {
+                    name: ACCESS_MCP_RESOURCE.to_owned(),
+                    read_only: true,
+                    timeout_ms: timeout,
+                    source: ToolSource::McpResources { server: server.to_owned() },
+                    ..ToolSpec::default()
+                });
+            }
             catalog.servers.push(server.to_owned());
         }
         if !catalog.servers.is_empty() {
@@ -173,11 +200,15 @@ impl McpCatalog {
             };
             push(&mut catalog.prompt, &["\n# MCP servers\n\nThese MCP (Model Context Protocol) servers are connected; they give you more tools and resources. ", how, "\n", &prompt]);
         }
-        let errors = items(listing, "errors").iter().map(|e| match (text_of(e, "server"), text_of(e, "message")) {
-            ("", message) => message.to_owned(),
-            (server, message) => format!("The MCP server \"{server}\" is left out: {message}"),
-        });
-        (catalog, errors.collect())
+        let mut errors = Vec::new();
+        for error in items(listing, "errors") {
+            match (text_of(error, "server"), text_of(error, "message")) {
+                ("", message) => errors.push(message.to_owned()),
+                (server, message) if !named(left_out, server) => errors.push(texts::mcp_left_out(server, message)),
+                _ => {}
+            }
+        }
+        (catalog, errors)
     }
 
     /// Whether a call of `name` goes to an MCP server: one of the two MCP tools while their
@@ -207,6 +238,7 @@ impl McpCatalog {
         let problem = match (self.servers.iter().any(|s| s == server), self.target(name, params)) {
             (false, _) => "no connected MCP server has that name".to_owned(),
             (_, Some(_)) if name == ACCESS_MCP_RESOURCE => return None,
+            (_, None) if name == ACCESS_MCP_RESOURCE => "its client cannot read resources".to_owned(),
             (_, None) => "the server has no tool of that name".to_owned(),
             (_, Some(tool)) => match Json::parse(param(params, "arguments")) {
                 Ok(arguments) if arguments.is_object() => {

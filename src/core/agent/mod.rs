@@ -30,6 +30,7 @@ mod event;
 mod failure;
 mod history;
 mod inputs;
+mod listing;
 mod mcp;
 mod message;
 mod options;
@@ -59,7 +60,7 @@ pub use display::{display_text, without_closing_tag};
 pub use effect::{codes, CheckpointKind, Effect, HookKind, HookResult, Outcome, ToolOutput};
 pub use event::Event;
 pub use failure::Failure;
-pub use mcp::{McpCatalog, ACCESS_MCP_RESOURCE, DEFAULT_MCP_TIMEOUT_MS, USE_MCP_TOOL};
+pub use mcp::{McpCatalog, ACCESS_MCP_RESOURCE, DEFAULT_MCP_LISTING_MS, DEFAULT_MCP_TIMEOUT_MS, USE_MCP_TOOL};
 pub use message::{AskAnswer, AskKind, AskResponse, Message, MessageKind, SayKind, Transcript};
 pub use options::{CallbackSlots, ClockSlots, Slot, TaskOptions, ToolSlots, HOOK_NAMES};
 pub use snapshot::{

@@ -49,6 +49,9 @@ pub struct CallbackSlots {
     pub clock: Option<ClockSlots>,
     /// `options.contextManagement.summarize.readRequiredFiles`.
     pub read_required_files: Option<Slot>,
+    /// Per MCP server of [`TaskConfig::mcp_servers`], in order, where its client sits in the
+    /// host's list of clients (`None`: the host pairs that server with its client itself).
+    pub mcp_clients: Vec<Option<Slot>>,
 }
 
 /// Where `options.clock`'s functions sit.
@@ -128,6 +131,7 @@ impl TaskOptions {
             first_byte_ms: timeout("firstByteMs", timeout_defaults.first_byte_ms),
             idle_ms: timeout("idleMs", timeout_defaults.idle_ms),
         };
+        let mcp_listing_ms = timeout("mcpListingMs", Some(mcp::DEFAULT_MCP_LISTING_MS));
         let retry_defaults = RetryPolicy::default();
         let retry = RetryPolicy {
             max_retries: first
@@ -172,7 +176,7 @@ impl TaskOptions {
         let environment = first.keep(string(options, "options", "environment"));
         let settings = first.keep(ModelSettings::from_json(model, "options.model").map(Some)).unwrap_or_default();
         let (tools, tool_slots) = tools(options, &fns, &mut first);
-        let mcp_servers = mcp_servers(options, &mut first);
+        let (mcp_servers, mcp_clients) = mcp_servers(options, &mut first);
         let context_at = options.get("contextManagement");
         let summarize = context_at.and_then(|c| c.get("summarize"));
         let read_required_files = match summarize {
@@ -225,6 +229,7 @@ impl TaskOptions {
                 post_tool_use: hook_slots[4].is_some(),
             },
             mcp_servers,
+            mcp_listing_ms,
             context,
         };
         let callbacks = CallbackSlots {
@@ -239,24 +244,31 @@ impl TaskOptions {
             persist,
             clock,
             read_required_files,
+            mcp_clients,
         };
         Ok(Self { config, model: settings, callbacks })
     }
 }
 
-/// Reads `options.mcpServers` (the host keeps their clients: it puts `true` in place of a
-/// client with `listTools` and `callTool` methods).
-fn mcp_servers(options: &Json, first: &mut FirstError) -> Vec<McpServerSettings> {
+/// Reads `options.mcpServers`, and where each server's client sits. The host keeps the
+/// clients: in place of a client the options hold `{"$mcp": n}`, its place in the host's
+/// list of clients (what the JavaScript host makes of any object with `listTools` and
+/// `callTool` methods, wherever it is), or `true` from a host that pairs servers with their
+/// clients itself.
+fn mcp_servers(options: &Json, first: &mut FirstError) -> (Vec<McpServerSettings>, Vec<Option<Slot>>) {
     let servers = first.keep(list(options, "options", "mcpServers").map(Some)).unwrap_or_default();
     let mut settings = Vec::new();
+    let mut clients = Vec::new();
     for (i, server) in servers.iter().enumerate() {
         let name = |server: &Json| server.get("name").and_then(Json::as_str).map(str::to_owned);
         let unique = !servers.iter().take(i).any(|s| name(s) == name(server));
         let names =
             server.get("autoApprove").map(|a| a.as_array().is_some_and(|a| a.iter().all(|t| t.as_str().is_some())));
+        let client = server.get("client").and_then(|c| c.get("$mcp")).and_then(Json::as_u64);
+        let client = client.and_then(|n| Slot::try_from(n).ok());
         let problem = if !(name(server).is_some_and(|n| mcp::valid_server_name(&n)) && unique) {
             Some(("name", "1 to 64 letters, digits, _ or - (without \"0mcp0\"), unique among the servers"))
-        } else if server.get("client").and_then(Json::as_bool) != Some(true) {
+        } else if !(client.is_some() || server.get("client").and_then(Json::as_bool) == Some(true)) {
             Some(("client", "a connected MCP client (with listTools and callTool methods)"))
         } else if names == Some(false) {
             Some(("autoApprove", "an array of tool names"))
@@ -274,8 +286,9 @@ fn mcp_servers(options: &Json, first: &mut FirstError) -> Vec<McpServerSettings>
             auto_approve: names.iter().filter_map(Json::as_str).map(str::to_owned).collect(),
             timeout_ms: server.get("timeoutMs").and_then(Json::as_u64).filter(|&ms| ms > 0),
         });
+        clients.push(client);
     }
-    settings
+    (settings, clients)
 }
 
 /// The first error of a reading that goes on past errors. NOTE: each setting is read on its

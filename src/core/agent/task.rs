@@ -110,6 +110,9 @@ pub(crate) struct Ctx {
     pub(crate) history_at_persist: usize,
     /// What the task knows of the connected MCP servers (their last listing).
     pub(crate) catalog: McpCatalog,
+    /// The MCP servers whose listing did not end in time: left out for the rest of the task
+    /// (what their listing gives later is not read; a restored task lists them again).
+    pub(crate) mcp_left_out: Vec<String>,
 }
 
 /// The agent loop as a state machine: events in, effects out, no IO and no clock.
@@ -172,6 +175,7 @@ impl Task {
             persist_due: false,
             history_at_persist: 0,
             catalog: McpCatalog::default(),
+            mcp_left_out: Vec::new(),
         };
         let mut task = Self { ctx, phase: Phase::NotStarted };
         let context = &task.ctx.config.context;
@@ -305,7 +309,7 @@ impl Task {
                 (Wait::Checkpoint(_), _) => TaskState::Checkpoint,
                 (Wait::PreHook { .. } | Wait::PostHook { .. } | Wait::CompletionHook { .. }, _) => TaskState::Hook,
                 (_, StreamPhase::Open { .. }) => TaskState::Stream,
-                (_, StreamPhase::Listing) => TaskState::Listing,
+                (_, StreamPhase::Listing { .. }) => TaskState::Listing,
                 (_, StreamPhase::Retry(retry)) => retry.state(),
                 _ => TaskState::Presenting,
             },

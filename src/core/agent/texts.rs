@@ -240,6 +240,21 @@ fn builtin_params(name: &str) -> Vec<ParamSpec> {
         .collect()
 }
 
+/// What the user is told of an MCP server left out of the task, and `why`.
+pub(crate) fn mcp_left_out(server: &str, why: &str) -> String {
+    ["The MCP server \"", server, "\" is left out: ", why].concat()
+}
+
+/// What the user is told of an MCP server whose listing did not end within `ms`
+/// milliseconds (in seconds when they are whole).
+pub(crate) fn mcp_not_listed(server: &str, ms: u64) -> String {
+    let mut why = String::from("it did not list its tools within ");
+    let (count, unit) = if ms % 1000 == 0 { (ms / 1000, " s") } else { (ms, " ms") };
+    crate::core::json::write_u64(&mut why, count);
+    why.push_str(unit);
+    mcp_left_out(server, &why)
+}
+
 /// The parameters of a tool, built-ins and (with MCP servers) the MCP tools included.
 pub fn params_of(config: &TaskConfig, catalog: &McpCatalog, name: &str) -> Vec<ParamSpec> {
     match name {

@@ -223,7 +223,7 @@ impl Task {
             // until the servers are listed again, before the next request).
             let native = task.ctx.config.tool_calling == ToolCalling::Native;
             let (catalog, _) = match value.get("mcp") {
-                Some(listing) => McpCatalog::read(listing, &task.ctx.config.mcp_servers, native),
+                Some(listing) => McpCatalog::read(listing, &task.ctx.config.mcp_servers, native, &[]),
                 None => Default::default(),
             };
             task.ctx.set_catalog(McpCatalog { calls_known: true, ..catalog });

@@ -42,7 +42,7 @@ tags!(Wait {
 tags!(StreamPhase {
     // NOTE: a round waiting for the MCP servers' listing is written as a stream that
     // received nothing: restored, it lists them again before it sends the request.
-    "open" => StreamPhase::Open { .. } | StreamPhase::Listing =
+    "open" => StreamPhase::Open { .. } | StreamPhase::Listing { .. } =
         StreamPhase::Open { deadline: None, received: Received::Nothing },
     "retryDelay" => StreamPhase::Retry(Retry::Delay { .. }) = StreamPhase::Retry(Retry::Delay { until: 0 }),
     "retryAsk" => StreamPhase::Retry(Retry::Ask { .. }) = StreamPhase::Retry(Retry::Ask { ts: 0 }),
@@ -157,7 +157,7 @@ fn stream(v: &mut dyn Visit, stream: &mut StreamPhase) {
             // NOTE: its deadline is not kept: a restored stream is sent again or failed.
             variant(v, "received", received);
         }
-        StreamPhase::Listing => variant(v, "received", &mut Received::Nothing),
+        StreamPhase::Listing { .. } => variant(v, "received", &mut Received::Nothing),
         StreamPhase::Retry(Retry::Delay { until }) => v.number("until", until),
         StreamPhase::Retry(Retry::Ask { ts }) => v.number("askTs", ts),
         StreamPhase::Ended => {}
