@@ -33,9 +33,10 @@ extern "C" {
     fn clew_forget(cache: &js_sys::Array);
 }
 use crate::core::agent::{
-    AskAnswer, AskResponse, CheckpointKind, Effect, HookKind, Task as Machine, ToolOutput, ACCESS_MCP_RESOURCE,
+    texts, AskAnswer, AskResponse, CheckpointKind, Effect, HookKind, Task as Machine, ToolOutput, ACCESS_MCP_RESOURCE,
     USE_MCP_TOOL,
 };
+use crate::core::json::Json;
 use crate::core::request::ModelSettings;
 
 /// One task's machine, callbacks and in-flight work.
@@ -292,25 +293,25 @@ impl Driver {
             return self.handle(|m, now| m.handle_tool_done(now, id, output));
         };
         // NOTE: the MCP servers' glue answers the two MCP tools with the server's result as
-        // JSON text, which the machine reads (`handle_mcp_result`).
-        let raw = (name == USE_MCP_TOOL || name == ACCESS_MCP_RESOURCE)
-            && self.callbacks.borrow().as_ref().is_some_and(|c| c.mcp_list.is_some());
+        // JSON text, which the core reads (`Some(resource)`: whether it is a resource read).
+        let glue = self.callbacks.borrow().as_ref().is_some_and(|c| c.mcp_list.is_some());
+        let raw = (glue && (name == USE_MCP_TOOL || name == ACCESS_MCP_RESOURCE)).then(|| name == ACCESS_MCP_RESOURCE);
         let context = clew_context(&controller, Some(&self.task_id));
         self.tools.borrow_mut().push((id, controller));
         let result = call_with(&execute, &JsValue::UNDEFINED, &params_to_js(&params), &context);
         self.when_settled(
             result,
             Box::new(move |me, value| {
-                let output = match value {
-                    Ok(value) if raw => Ok(value.as_string().unwrap_or_default()),
-                    Ok(value) => Err(tool_output_from_js(&value)),
-                    Err(error) => Err(ToolOutput::error(error_message(&error))),
+                let output = match (value, raw) {
+                    (Ok(value), Some(resource)) => {
+                        let result = Json::parse(&value.as_string().unwrap_or_default()).unwrap_or_default();
+                        texts::mcp_result(&result, resource)
+                    }
+                    (Ok(value), None) => tool_output_from_js(&value),
+                    (Err(error), _) => ToolOutput::error(error_message(&error)),
                 };
                 me.tools.borrow_mut().retain(|(t, _)| *t != id);
-                me.handle(|m, now| match output {
-                    Ok(result) => m.handle_mcp_result(now, id, &result),
-                    Err(output) => m.handle_tool_done(now, id, output),
-                });
+                me.handle(|m, now| m.handle_tool_done(now, id, output));
             }),
         );
     }

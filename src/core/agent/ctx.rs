@@ -123,17 +123,17 @@ impl Ctx {
     /// [`StreamPhase::Listing`] until [`Task::handle_mcp_servers`](super::Task::handle_mcp_servers)
     /// or the listing's deadline sends it).
     pub(crate) fn open_stream(&mut self, round: &mut Round) {
-        let mut pending = Vec::new();
+        self.mcp_listed.clear();
         for server in &self.config.mcp_servers {
             if !mcp::named(&self.mcp_left_out, &server.name) {
-                pending.push(server.name.clone());
+                self.mcp_listed.push(server.name.clone());
             }
         }
-        if pending.is_empty() {
+        if self.mcp_listed.is_empty() {
             self.send_request(round);
         } else {
             let deadline = self.config.mcp_listing_ms.map(|ms| self.now.saturating_add(ms));
-            round.stream = StreamPhase::Listing { deadline, pending };
+            round.stream = StreamPhase::Listing { deadline };
             self.effects.push_back(Effect::ListMcpServers { id: round.stream_id });
         }
     }

@@ -72,22 +72,22 @@ impl Task {
         if round.stream_id != id || !matches!(round.stream, StreamPhase::Listing { .. }) {
             return;
         }
-        let mut still = Vec::new();
+        self.ctx.mcp_listed.clear();
         if let Ok(listing) = Json::parse(listing) {
             for name in listing.get("listing").and_then(Json::as_array).unwrap_or_default() {
                 match name.as_str() {
-                    Some(name) if !mcp::named(&self.ctx.mcp_left_out, name) => still.push(name.to_owned()),
+                    Some(name) if !mcp::named(&self.ctx.mcp_left_out, name) => {
+                        self.ctx.mcp_listed.push(name.to_owned())
+                    }
                     _ => {}
                 }
             }
             self.ctx.read_listing(&listing, true);
         }
-        match &mut round.stream {
-            StreamPhase::Listing { pending, .. } if !still.is_empty() => {
-                *pending = still;
-                self.ctx.effects.push_back(Effect::ListMcpServers { id });
-            }
-            _ => self.ctx.end_listing(round),
+        if self.ctx.mcp_listed.is_empty() {
+            self.ctx.end_listing(round);
+        } else {
+            self.ctx.effects.push_back(Effect::ListMcpServers { id });
         }
     }
 

@@ -33,10 +33,8 @@ impl Ctx {
     /// The listing's deadline came: each server still being listed is reported and left
     /// out (taken out of the catalog too, when it was in it), and the request goes out.
     pub(crate) fn listing_timed_out(&mut self, round: &mut Round) {
-        let StreamPhase::Listing { pending, .. } = &mut round.stream else { return };
-        let pending = std::mem::take(pending);
         let ms = self.config.mcp_listing_ms.unwrap_or_default();
-        for server in pending {
+        for server in std::mem::take(&mut self.mcp_listed) {
             self.say(SayKind::Error, texts::mcp_not_listed(&server, ms));
             self.mcp_left_out.push(server);
         }

@@ -17,13 +17,11 @@ use crate::core::stream::{StreamDecoder, ToolCall, ToolCallAssembler, Usage};
 pub(crate) enum StreamPhase {
     /// The request waits for the MCP servers' listing ([`Effect::ListMcpServers`](super::Effect::ListMcpServers)):
     /// it goes out with the catalog the listing gives once no server is being listed, or at
-    /// `deadline` without the servers still `pending` (each reported and left out).
+    /// `deadline` without the servers still being listed (`Ctx::mcp_listed`, each reported
+    /// and left out).
     Listing {
         /// When the task stops waiting (`None`: never).
         deadline: Option<u64>,
-        /// The servers being listed: those the host's last answer named, or, until it
-        /// answers, every server not left out.
-        pending: Vec<String>,
     },
     /// Open, waiting for more of the reply.
     Open {

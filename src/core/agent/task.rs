@@ -113,6 +113,10 @@ pub(crate) struct Ctx {
     /// The MCP servers whose listing did not end in time: left out for the rest of the task
     /// (what their listing gives later is not read; a restored task lists them again).
     pub(crate) mcp_left_out: Vec<String>,
+    /// While a round waits in [`StreamPhase::Listing`](super::round_state::StreamPhase::Listing),
+    /// the servers being listed: those the host's last answer named, or, until it answers,
+    /// every server not left out.
+    pub(crate) mcp_listed: Vec<String>,
 }
 
 /// The agent loop as a state machine: events in, effects out, no IO and no clock.
@@ -176,6 +180,7 @@ impl Task {
             history_at_persist: 0,
             catalog: McpCatalog::default(),
             mcp_left_out: Vec::new(),
+            mcp_listed: Vec::new(),
         };
         let mut task = Self { ctx, phase: Phase::NotStarted };
         let context = &task.ctx.config.context;
