@@ -499,3 +499,81 @@ for (const mode of MODES) {
     });
   });
 }
+
+// Issue 46: the glue is transport only; the core owns the listing's deadline, the checks and
+// what the model reads of a result.
+
+test("a server that never lists its tools is left out at timeouts.mcpListingMs, once, and the others work", async () => {
+  let listings = 0;
+  const hanging = { listTools: () => { listings++; return new Promise(() => {}); }, callTool: async () => assert.fail("called") };
+  const duck = {
+    listTools: async () => ({ tools: [{ name: "echo", description: "Echoes.", inputSchema: { type: "object", properties: { text: { type: "string" } } } }] }),
+    callTool: async ({ arguments: args }) => ({ content: [{ type: "text", text: `echo: ${args.text}` }] }),
+  };
+  const started = Date.now();
+  const { outcome, requests, says } = await run({
+    mode: "xml",
+    timeouts: { mcpListingMs: 300 },
+    mcpServers: [{ name: "hangs", client: hanging }, { name: "duck", client: duck, autoApprove: ["echo"] }],
+    replies: [useTool("xml", "duck", "echo", '{"text":"hi"}'), useTool("xml", "duck", "echo", '{"text":"again"}', "call_2")],
+  });
+  assert.equal(outcome.status, "completed", show(outcome));
+  assert.ok(Date.now() - started < 5000);
+  assert.deepEqual(saysOf(says, "error").map((m) => m.text), ['The MCP server "hangs" is left out: it did not list its tools within 300 ms']);
+  assert.equal(requests.length, 3);
+  for (const request of requests) assert.ok(request.system.includes("## duck") && !request.system.includes("## hangs"), request.system);
+  assert.equal(listings, 1, "listed once, never again");
+  assert.match(resultIn(requests[1], "xml").text, /echo: hi/);
+});
+
+test("a client without readResource: access_mcp_resource is refused by the task, the client never asked", async () => {
+  const duck = {
+    listTools: async () => ({ tools: [{ name: "echo", inputSchema: { type: "object" } }] }),
+    callTool: async () => assert.fail("called"),
+  };
+  const { outcome, requests, says } = await run({
+    mode: "xml",
+    mcpServers: [{ name: "duck", client: duck }],
+    autoApprove: { all: true },
+    replies: [readResource("xml", "duck", "duck://x")],
+  });
+  assert.equal(outcome.status, "completed", show(outcome));
+  const refused = /the MCP server 'duck' cannot run: its client cannot read resources/;
+  assert.ok(saysOf(says, "error").some((m) => refused.test(m.text)), show(says));
+  assert.match(resultIn(requests[1], "xml").text, refused);
+});
+
+test("a result's content of every kind reaches the model as the task reads it", async () => {
+  const duck = {
+    listTools: async () => ({ tools: [{ name: "all", inputSchema: { type: "object" } }] }),
+    callTool: async () => ({
+      content: [
+        { type: "text", text: "first" },
+        { type: "image", data: PNG_BASE64, mimeType: "image/png" },
+        { type: "audio", data: "AAAA", mimeType: "audio/wav" },
+        { type: "resource_link", uri: "notes://a", name: "a", description: "the note" },
+        { type: "resource", resource: { uri: "notes://b", text: "inside" } },
+        { type: "resource", resource: { uri: "notes://c", blob: "QUJDRA==", mimeType: "application/pdf" } },
+      ],
+    }),
+  };
+  const { outcome, requests, says } = await run({
+    mode: "native",
+    mcpServers: [{ name: "duck", client: duck, autoApprove: ["all"] }],
+    replies: [useTool("native", "duck", "all", "{}")],
+  });
+  assert.equal(outcome.status, "completed", show(outcome));
+  const result = resultIn(requests[1], "native");
+  assert.equal(result.text, "[use_mcp_tool for 'duck'] Result:\nfirst\n\n[audio: audio/wav]\n\n[resource: notes://a (a): the note]\n\ninside\n\n[binary resource notes://c (application/pdf), 6 bytes]");
+  assert.deepEqual(result.images, [{ type: "image", source: { type: "base64", media_type: "image/png", data: PNG_BASE64 } }]);
+  assert.equal(saysOf(says, "mcp_server_response")[0].images.length, 1);
+});
+
+test("an MCP client anywhere in the options is kept, not copied", () => {
+  const model = { format: "chunks", request: () => new ReadableStream() };
+  let read = 0;
+  const client = { listTools: async () => ({ tools: [] }), callTool: async () => ({ content: [] }), get secret() { read++; return 1; } };
+  const task = new Task({ model, mcpServers: [{ name: "a", client }], rules: "x", environment: "y" });
+  assert.equal(read, 0, "the options copy does not walk a client");
+  task.free();
+});
