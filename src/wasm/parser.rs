@@ -35,10 +35,11 @@ fn tool_set(spec: Option<ToolSetSpecJs>) -> Result<Rc<ToolSet>, JsValue> {
     let list = |field: &str| -> Result<Vec<String>, JsValue> {
         let items =
             json.get(field).and_then(Json::as_array).ok_or_else(|| bad(&format!("`{field}` is not an array")))?;
-        items
-            .iter()
-            .map(|item| item.as_str().map(str::to_owned).ok_or_else(|| bad(&format!("`{field}` holds a non-string"))))
-            .collect()
+        let mut names = Vec::with_capacity(items.len());
+        for item in items {
+            names.push(item.as_str().ok_or_else(|| bad(&format!("`{field}` holds a non-string")))?.to_owned());
+        }
+        Ok(names)
     };
     let (tools, params) = (list("tools")?, list("params")?);
     ToolSet::from_names(&tools, &params)

@@ -282,7 +282,13 @@ impl Task {
     /// The transcript: every say and ask message, partial ones in their latest state.
     #[wasm_bindgen(getter, unchecked_return_type = "TaskMessage[]")]
     pub fn messages(&self) -> Array {
-        self.machine().map(|m| m.messages().iter().map(message_to_js).collect()).unwrap_or_default()
+        let out = Array::new();
+        if let Some(machine) = self.machine() {
+            for message in machine.messages() {
+                out.push(&message_to_js(message));
+            }
+        }
+        out
     }
 
     /// The model-facing conversation (Anthropic-shaped content blocks).

@@ -76,11 +76,12 @@ pub(super) fn read(options: &JsValue) -> Result<JsTaskOptions, JsValue> {
     // only functions in it; a slot that is not one is dropped (never reached).
     let function = |slot: Option<Slot>| slot.and_then(|n| fns.get(n).dyn_into::<Function>().ok());
     let slots = options.callbacks;
-    let mut tools: Vec<_> = slots
-        .tools
-        .into_iter()
-        .filter_map(|tool| Some((tool.name, function(Some(tool.execute))?, function(tool.describe))))
-        .collect();
+    let mut tools = Vec::new();
+    for tool in slots.tools {
+        if let Some(execute) = function(Some(tool.execute)) {
+            tools.push((tool.name, execute, function(tool.describe)));
+        }
+    }
     // NOTE: the MCP servers' glue gets each server the core read with its client; the two
     // reference tools run as any tool does, through it.
     let mcp = if slots.mcp_clients.is_empty() {

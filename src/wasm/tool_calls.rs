@@ -94,7 +94,11 @@ impl ToolCallAssembler {
     /// Every call, in order of first piece.
     #[wasm_bindgen(unchecked_return_type = "NativeToolCall[]")]
     pub fn calls(&self) -> Array {
-        self.inner.calls().iter().map(call_to_js).collect()
+        let out = Array::new();
+        for call in self.inner.calls() {
+            out.push(&call_to_js(call));
+        }
+        out
     }
 
     /// The number of calls.

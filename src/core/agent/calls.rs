@@ -25,6 +25,7 @@ pub(crate) enum Known<'a> {
 
 /// Whether the task knows a tool named `name`, and what it reaches: the one answer to "is
 /// this a known tool?" (the built-ins aside).
+#[inline(never)]
 pub(crate) fn known<'a>(config: &'a TaskConfig, catalog: &McpCatalog, name: &str) -> Option<Known<'a>> {
     if catalog.handles(name) {
         return Some(Known::Mcp);
@@ -114,11 +115,13 @@ pub(crate) fn call_of(
 ) -> (String, Vec<(String, String)>, Option<String>) {
     match item {
         Item::Parsed(n) => match round.parsed(n) {
-            Some(block) => (
-                block.tool_name().unwrap_or_default().to_owned(),
-                block.params().map(|(k, v)| (k.to_owned(), v.to_owned())).collect(),
-                None,
-            ),
+            Some(block) => {
+                let mut params = Vec::new();
+                for (name, value) in block.params() {
+                    params.push((name.to_owned(), value.to_owned()));
+                }
+                (block.tool_name().unwrap_or_default().to_owned(), params, None)
+            }
             None => (String::new(), Vec::new(), None),
         },
         Item::Native(n) => match round.natives.calls().get(n) {

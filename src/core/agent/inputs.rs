@@ -74,7 +74,7 @@ impl Task {
         }
         self.ctx.mcp_listed.clear();
         if let Ok(listing) = Json::parse(listing) {
-            for name in listing.get("listing").and_then(Json::as_array).unwrap_or_default() {
+            for name in mcp::items(&listing, "listing") {
                 match name.as_str() {
                     Some(name) if !mcp::named(&self.ctx.mcp_left_out, name) => {
                         self.ctx.mcp_listed.push(name.to_owned())

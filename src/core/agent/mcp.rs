@@ -86,7 +86,7 @@ pub(crate) fn param<'a>(params: &'a [(String, String)], name: &str) -> &'a str {
 }
 
 /// The array at `value[key]` (empty when it is not one).
-fn items<'a>(value: &'a Json, key: &str) -> &'a [Json] {
+pub(crate) fn items<'a>(value: &'a Json, key: &str) -> &'a [Json] {
     value.get(key).and_then(Json::as_array).unwrap_or_default()
 }
 
@@ -144,10 +144,14 @@ impl McpCatalog {
                 let description = description.unwrap_or_default();
                 let schema = tool.get("inputSchema").filter(|s| s.is_object()).cloned();
                 let schema = schema.unwrap_or_else(|| Json::object().with("type", "object"));
-                let required = items(&schema, "required").iter().filter_map(Json::as_str);
-                let parameters: Vec<ParamSpec> = required
-                    .map(|r| ParamSpec { name: r.to_owned(), description: String::new(), required: true })
-                    .collect();
+                let mut parameters = Vec::new();
+                for required in items(&schema, "required").iter().filter_map(Json::as_str) {
+                    parameters.push(ParamSpec {
+                        name: required.to_owned(),
+                        description: String::new(),
+                        required: true,
+                    });
+                }
                 let read_only = tool.get("annotations").and_then(|a| a.get("readOnlyHint")).and_then(Json::as_bool);
                 let schema = schema.to_string();
                 push(&mut prompt, &[heading, "- ", name, ": ", description, "\n    Input schema: ", &schema, "\n"]);

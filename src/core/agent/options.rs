@@ -280,10 +280,15 @@ fn mcp_servers(options: &Json, first: &mut FirstError) -> (Vec<McpServerSettings
         if let Some((field, what)) = problem {
             first.note(format!("options.mcpServers[{i}].{field} must be {what}"));
         }
-        let names = server.get("autoApprove").and_then(Json::as_array).unwrap_or_default();
+        let mut auto_approve = Vec::new();
+        for tool in server.get("autoApprove").and_then(Json::as_array).unwrap_or_default() {
+            if let Some(tool) = tool.as_str() {
+                auto_approve.push(tool.to_owned());
+            }
+        }
         settings.push(McpServerSettings {
             name: name(server).unwrap_or_default(),
-            auto_approve: names.iter().filter_map(Json::as_str).map(str::to_owned).collect(),
+            auto_approve,
             timeout_ms: server.get("timeoutMs").and_then(Json::as_u64).filter(|&ms| ms > 0),
         });
         clients.push(client);

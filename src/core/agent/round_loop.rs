@@ -378,22 +378,28 @@ pub(crate) fn hook_context(source: &str, context: &str) -> String {
 
 /// A short text form of user content, for the `api_req_started` message.
 fn summarize(content: &[ContentBlock]) -> String {
-    let parts: Vec<String> = content
-        .iter()
-        .map(|block| match block {
-            ContentBlock::Text { text, .. } => text.clone(),
-            ContentBlock::Image { .. } => "[image]".to_owned(),
-            ContentBlock::ToolResult { content, .. } => content
-                .blocks()
-                .into_iter()
-                .filter_map(|b| match b {
-                    ContentBlock::Text { text, .. } => Some(text),
-                    _ => None,
-                })
-                .collect::<Vec<_>>()
-                .join("\n"),
-            _ => String::new(),
-        })
-        .collect();
-    parts.join("\n\n")
+    let mut out = String::new();
+    for (i, block) in content.iter().enumerate() {
+        if i > 0 {
+            out.push_str("\n\n");
+        }
+        match block {
+            ContentBlock::Text { text, .. } => out.push_str(text),
+            ContentBlock::Image { .. } => out.push_str("[image]"),
+            ContentBlock::ToolResult { content, .. } => {
+                let mut first = true;
+                for block in content.blocks() {
+                    if let ContentBlock::Text { text, .. } = block {
+                        if !first {
+                            out.push('\n');
+                        }
+                        first = false;
+                        out.push_str(&text);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
 }

@@ -230,14 +230,11 @@ fn builtin_params(name: &str) -> Vec<ParamSpec> {
         mcp::ACCESS_MCP_RESOURCE => &[server, ("uri", "The URI of the resource to read.", true)],
         _ => &[],
     };
-    params
-        .iter()
-        .map(|&(name, description, required)| ParamSpec {
-            name: name.into(),
-            description: description.into(),
-            required,
-        })
-        .collect()
+    let mut specs = Vec::with_capacity(params.len());
+    for &(name, description, required) in params {
+        specs.push(ParamSpec { name: name.into(), description: description.into(), required });
+    }
+    specs
 }
 
 /// What the user is told of an MCP server left out of the task, and `why`.
@@ -270,8 +267,10 @@ pub fn params_of(config: &TaskConfig, catalog: &McpCatalog, name: &str) -> Vec<P
 
 /// Every tool the model may call: `(name, description, parameters)`.
 pub fn all_tools(config: &TaskConfig, catalog: &McpCatalog) -> Vec<(String, String, Vec<ParamSpec>)> {
-    let mut tools: Vec<_> =
-        config.tools.iter().map(|t| (t.name.clone(), t.description.clone(), t.parameters.clone())).collect();
+    let mut tools = Vec::with_capacity(config.tools.len() + 4);
+    for tool in &config.tools {
+        tools.push((tool.name.clone(), tool.description.clone(), tool.parameters.clone()));
+    }
     tools.push((
         ASK_FOLLOWUP_QUESTION.into(),
         "Ask the user a question when you need information to go on.".into(),

@@ -32,7 +32,11 @@ pub(crate) fn auto_approved(config: &TaskConfig, spec: Option<&ToolSpec>) -> boo
 
 /// A native call's parameters: string values as they are, others as JSON text.
 pub(crate) fn native_params(call: &NativeToolCall) -> Vec<(String, String)> {
-    call.arguments.members().map(|(k, v)| (k.to_owned(), v.to_owned())).collect()
+    let mut params = Vec::new();
+    for (name, value) in call.arguments.members() {
+        params.push((name.to_owned(), value.to_owned()));
+    }
+    params
 }
 
 /// A native call's arguments as an object, from what was read (for invalid JSON).

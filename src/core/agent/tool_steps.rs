@@ -36,11 +36,16 @@ impl Ctx {
             || job.name == SUMMARIZE_TASK
             || self.known(&job.name).is_some();
         if !known {
-            let names: Vec<String> =
-                texts::all_tools(&self.config, &self.catalog).into_iter().map(|(n, ..)| n).collect();
+            let mut names = String::new();
+            for (i, (name, ..)) in texts::all_tools(&self.config, &self.catalog).iter().enumerate() {
+                if i > 0 {
+                    names.push_str(", ");
+                }
+                names.push_str(name);
+            }
             self.mistakes += 1;
             self.say(SayKind::Error, format!("The model called a tool that does not exist: {}", job.name));
-            self.push_result(round, &job, result_blocks_raw(&job, texts::unknown_tool(&job.name, &names.join(", "))));
+            self.push_result(round, &job, result_blocks_raw(&job, texts::unknown_tool(&job.name, &names)));
             return;
         }
         let repeats = self.identical.peek(&job.name, &job.params);

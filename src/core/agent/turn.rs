@@ -144,13 +144,12 @@ pub(crate) fn blocks(
     calls: &[NativeToolCall],
     input: impl Fn(&NativeToolCall) -> Json,
 ) -> Vec<ContentBlock> {
-    let starts: Vec<usize> = parts
-        .iter()
-        .filter_map(|part| match part {
-            Part::Text { from, .. } => Some(*from),
-            _ => None,
-        })
-        .collect();
+    let mut starts = Vec::new();
+    for part in parts {
+        if let Part::Text { from, .. } = part {
+            starts.push(*from);
+        }
+    }
     let last_text = parts.iter().rposition(|part| matches!(part, Part::Text { .. }));
     let mut blocks = Vec::with_capacity(parts.len() + 1);
     let mut texts_seen = 0;
@@ -212,10 +211,10 @@ pub(crate) fn from_format_2(
     redacted: Vec<String>,
     calls: usize,
 ) -> Vec<Part> {
-    let mut parts: Vec<Part> = redacted
-        .into_iter()
-        .map(|data| Part::Block { block: ContentBlock::RedactedThinking { data }, open: false })
-        .collect();
+    let mut parts = Vec::with_capacity(redacted.len() + 2 + calls);
+    for data in redacted {
+        parts.push(Part::Block { block: ContentBlock::RedactedThinking { data }, open: false });
+    }
     if !reasoning.is_empty() {
         let block = ContentBlock::Thinking {
             thinking: reasoning.to_owned(),
@@ -226,7 +225,9 @@ pub(crate) fn from_format_2(
         parts.push(Part::Block { block, open: true });
     }
     parts.push(Part::Text { from: 0, signature: None, phase: None, open: true });
-    parts.extend((0..calls).map(Part::Call));
+    for call in 0..calls {
+        parts.push(Part::Call(call));
+    }
     parts
 }
 

@@ -76,12 +76,13 @@ impl Content {
     fn from_json(value: &Json, at: &str) -> Result<Self, Error> {
         match value {
             Json::String(text) => Ok(Self::Text(text.clone())),
-            Json::Array(blocks) => blocks
-                .iter()
-                .enumerate()
-                .map(|(i, b)| ContentBlock::from_json(b, &format!("{at}[{i}]")))
-                .collect::<Result<_, _>>()
-                .map(Self::Blocks),
+            Json::Array(items) => {
+                let mut blocks = Vec::with_capacity(items.len());
+                for (i, block) in items.iter().enumerate() {
+                    blocks.push(ContentBlock::from_json(block, &format!("{at}[{i}]"))?);
+                }
+                Ok(Self::Blocks(blocks))
+            }
             _ => Err(format!("{at} must be a string or an array of content blocks")),
         }
     }

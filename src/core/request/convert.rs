@@ -31,16 +31,14 @@ impl ModelRequest {
     /// Reads a request (`{system?, messages?, tools?, model, context?}`).
     pub fn from_json(value: &Json) -> Result<Self, Error> {
         let value = object(value, "request")?;
-        let messages = list(value, "request", "messages")?
-            .iter()
-            .enumerate()
-            .map(|(i, m)| Message::from_json(m, &format!("request.messages[{i}]")))
-            .collect::<Result<_, _>>()?;
-        let tools = list(value, "request", "tools")?
-            .iter()
-            .enumerate()
-            .map(|(i, t)| ToolDefinition::from_json(t, &format!("request.tools[{i}]")))
-            .collect::<Result<_, _>>()?;
+        let mut messages = Vec::new();
+        for (i, message) in list(value, "request", "messages")?.iter().enumerate() {
+            messages.push(Message::from_json(message, &format!("request.messages[{i}]"))?);
+        }
+        let mut tools = Vec::new();
+        for (i, tool) in list(value, "request", "tools")?.iter().enumerate() {
+            tools.push(ToolDefinition::from_json(tool, &format!("request.tools[{i}]"))?);
+        }
         let model = match value.get("model") {
             Some(model) => ModelSettings::from_json(model, "request.model")?,
             None => return Err("request.model is required".into()),

@@ -41,8 +41,11 @@ impl Driver {
                     self.tools.borrow_mut().push((id, controller));
                 }
                 let _ = Reflect::set(&context, &"taskId".into(), &JsValue::from_str(&self.task_id));
-                let paths: Array = paths.iter().map(|p| JsValue::from_str(p)).collect();
-                call_with(&read, &JsValue::UNDEFINED, &paths, &context)
+                let list = Array::new();
+                for path in &paths {
+                    list.push(&JsValue::from_str(path));
+                }
+                call_with(&read, &JsValue::UNDEFINED, &list, &context)
             }
             None => Ok(JsValue::UNDEFINED),
         };
@@ -62,11 +65,12 @@ impl Driver {
 /// but a list gives none.
 fn files_from_js(value: &JsValue) -> Vec<(String, String)> {
     let Ok(Json::Array(entries)) = super::super::json_js::from_js(value) else { return Vec::new() };
-    entries
-        .iter()
-        .filter_map(|entry| {
-            let text = |key: &str| entry.get(key).and_then(Json::as_str).map(str::to_owned);
-            Some((text("path")?, text("content")?))
-        })
-        .collect()
+    let mut files = Vec::new();
+    for entry in &entries {
+        let text = |key: &str| entry.get(key).and_then(Json::as_str);
+        if let (Some(path), Some(content)) = (text("path"), text("content")) {
+            files.push((path.to_owned(), content.to_owned()));
+        }
+    }
+    files
 }

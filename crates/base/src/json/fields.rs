@@ -68,9 +68,7 @@ pub fn count(value: &Json, at: &str, field: &str) -> Result<Option<u64>, String>
 pub fn number(value: &Json, at: &str, field: &str) -> Result<Option<f64>, String> {
     match member(value, field) {
         None => Ok(None),
-        Some(n) => {
-            n.as_f64().filter(|n| n.is_finite()).map(Some).ok_or_else(|| said(at, field, " must be a number"))
-        }
+        Some(n) => n.as_f64().filter(|n| n.is_finite()).map(Some).ok_or_else(|| said(at, field, " must be a number")),
     }
 }
 

@@ -7,6 +7,7 @@
 //! as `JSON.stringify` writes it, and whether a member is set as JavaScript's truthiness.
 
 use super::super::effect::ToolOutput;
+use super::super::mcp::items;
 use crate::core::conversation::ImageSource;
 use crate::core::json::{write_u64, Json};
 
@@ -20,7 +21,7 @@ use crate::core::json::{write_u64, Json};
 pub fn mcp_result(result: &Json, resource: bool) -> ToolOutput {
     let mut out = Parts { text: String::new(), texts: 0, images: Vec::new() };
     if resource {
-        for item in result.get("contents").and_then(Json::as_array).unwrap_or_default() {
+        for item in items(result, "contents") {
             out.embedded(item);
         }
         return out.output(false);
@@ -144,15 +145,19 @@ impl Parts {
         if kind.starts_with("image/") {
             return self.image(mime, "", resource.get("blob"));
         }
-        // NOTE: the length JavaScript gives a string, in UTF-16 units.
-        let units: usize = blob.chars().map(char::len_utf16).sum();
+        // NOTE: the length JavaScript gives a string, in UTF-16 units: one per character, two
+        // for one of four UTF-8 bytes.
+        let mut units = 0u64;
+        for byte in blob.bytes() {
+            units += u64::from(byte & 0xC0 != 0x80) + u64::from(byte >= 0xF0);
+        }
         self.next();
         self.push("[binary resource ");
         self.put(resource.get("uri"));
         self.push(" (");
         self.put_or(mime, "unknown type");
         self.push("), ");
-        write_u64(&mut self.text, units as u64 * 3 / 4);
+        write_u64(&mut self.text, units * 3 / 4);
         self.push(" bytes]");
     }
 
