@@ -36,7 +36,11 @@ fn piece_from_js(chunk: &JsValue) -> Result<ToolCall, JsValue> {
 /// A call as `{id, name, params, complete, invalid}`, through JSON: a parameter named
 /// `__proto__` is an own property, as `JSON.parse` makes it.
 fn call_to_js(call: &NativeToolCall) -> JsValue {
-    let params = Json::from_members(call.arguments.members().map(|(k, v)| (k, Json::from(v))));
+    let mut members = Vec::new();
+    for (name, value) in call.arguments.members() {
+        members.push((name.to_owned(), Json::from(value)));
+    }
+    let params = Json::Object(members);
     let object = Json::object()
         .with("id", &call.id)
         .with("name", &call.name)

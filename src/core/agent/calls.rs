@@ -101,7 +101,11 @@ impl Ctx {
         if self.goes_to_a_server(name, params) {
             (SayKind::UseMcpServer, AskKind::UseMcpServer, mcp::approval_text(name, value))
         } else {
-            let params = Json::from_members(params.iter().map(|(k, _)| (k.clone(), Json::from(value(k)))));
+            let mut members = Vec::with_capacity(params.len());
+            for (name, _) in params {
+                members.push((name.clone(), Json::from(value(name))));
+            }
+            let params = Json::Object(members);
             (SayKind::Tool, AskKind::Tool, Json::object().with("tool", name).with("params", params).to_string())
         }
     }

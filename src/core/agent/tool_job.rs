@@ -41,7 +41,11 @@ pub(crate) fn native_params(call: &NativeToolCall) -> Vec<(String, String)> {
 
 /// A native call's arguments as an object, from what was read (for invalid JSON).
 pub(crate) fn params_object(call: &NativeToolCall) -> Json {
-    Json::from_members(native_params(call).into_iter().map(|(k, v)| (k, Json::String(v))))
+    let mut members = Vec::new();
+    for (name, value) in call.arguments.members() {
+        members.push((name.to_owned(), Json::from(value)));
+    }
+    Json::Object(members)
 }
 
 /// The tool definitions sent for native tool calling: the task's tools, then each tool of
@@ -54,13 +58,17 @@ pub(crate) fn definitions(config: &TaskConfig, catalog: &McpCatalog) -> Vec<Tool
             .and_then(|t| t.input_schema.as_deref())
             .and_then(|s| Json::parse(s).ok())
             .unwrap_or_else(|| {
-                let properties = params.iter().map(|p| {
-                    (p.name.clone(), Json::object().with("type", "string").with("description", &p.description))
-                });
-                let required: Vec<Json> = params.iter().filter(|p| p.required).map(|p| Json::from(&p.name)).collect();
+                let (mut properties, mut required) = (Vec::with_capacity(params.len()), Vec::new());
+                for param in &params {
+                    let property = Json::object().with("type", "string").with("description", &param.description);
+                    properties.push((param.name.clone(), property));
+                    if param.required {
+                        required.push(Json::from(&param.name));
+                    }
+                }
                 Json::object()
                     .with("type", "object")
-                    .with("properties", Json::from_members(properties))
+                    .with("properties", Json::Object(properties))
                     .with("required", required)
             });
         definitions.push(ToolDefinition { name, description, input_schema: schema });
