@@ -21,21 +21,23 @@ fn cache_control() -> Json {
 pub fn build_anthropic(request: &ModelRequest) -> HttpRequest {
     let settings = &request.model;
     let cache = settings.prompt_cache;
-    let last_users: Vec<usize> = request
-        .messages
-        .iter()
-        .enumerate()
-        .filter(|(_, m)| m.role == Role::User)
-        .map(|(i, _)| i)
-        .rev()
-        .take(2)
-        .collect();
-    let messages: Vec<Json> = request
-        .messages
-        .iter()
-        .enumerate()
-        .filter_map(|(i, message)| message_json(message.role, &message.content, cache && last_users.contains(&i)))
-        .collect();
+    // NOTE: the cache breakpoints go on the last two user messages.
+    let mut breakpoints = [usize::MAX; 2];
+    let mut found = 0;
+    for (i, message) in request.messages.iter().enumerate().rev() {
+        if found < 2 && message.role == Role::User {
+            if let Some(slot) = breakpoints.get_mut(found) {
+                *slot = i;
+            }
+            found += 1;
+        }
+    }
+    let mut messages = Vec::with_capacity(request.messages.len());
+    for (i, message) in request.messages.iter().enumerate() {
+        if let Some(json) = message_json(message.role, &message.content, cache && breakpoints.contains(&i)) {
+            messages.push(json);
+        }
+    }
 
     let mut body = Json::object()
         .with("model", &settings.id)
@@ -132,9 +134,20 @@ fn edits(context: &NativeContext, thinking: bool, betas: &mut Vec<&'static str>)
     (!edits.is_empty()).then_some(edits)
 }
 
+/// The blocks of `content` that are Anthropic's, as JSON.
+fn blocks_json(content: &Content) -> Vec<Json> {
+    let mut blocks = Vec::new();
+    for block in content.blocks() {
+        if let Some(json) = block_json(&block) {
+            blocks.push(json);
+        }
+    }
+    blocks
+}
+
 /// A message; none when nothing in it is Anthropic's (the API refuses empty content).
 fn message_json(role: Role, content: &Content, breakpoint: bool) -> Option<Json> {
-    let mut blocks: Vec<Json> = content.blocks().iter().filter_map(block_json).collect();
+    let mut blocks = blocks_json(content);
     if blocks.is_empty() {
         return None;
     }
@@ -176,7 +189,7 @@ fn block_json(block: &ContentBlock) -> Option<Json> {
             block_of("tool_use").with("id", id).with("name", name).with("input", input.clone())
         }
         ContentBlock::ToolResult { tool_use_id, content, is_error } => {
-            let inner: Vec<Json> = content.blocks().iter().filter_map(block_json).collect();
+            let inner = blocks_json(content);
             let result =
                 Json::object().with("type", "tool_result").with("tool_use_id", tool_use_id).with("content", inner);
             if *is_error {
