@@ -43,8 +43,10 @@ pub fn build_gemini(request: &ModelRequest) -> HttpRequest {
             _ => turns.push((role, parts)),
         }
     }
-    let contents: Vec<Json> =
-        turns.into_iter().map(|(role, parts)| Json::object().with("role", role).with("parts", parts)).collect();
+    let mut contents = Vec::with_capacity(turns.len());
+    for (role, parts) in turns {
+        contents.push(Json::object().with("role", role).with("parts", parts));
+    }
 
     let mut body = Json::object().with("contents", contents);
     if !request.system.is_empty() {

@@ -38,10 +38,10 @@ pub fn build_openai(request: &ModelRequest) -> HttpRequest {
         body.set("reasoning_effort", effort);
     }
     if !request.tools.is_empty() {
-        let tools: Vec<Json> = declarations(&request.tools, "parameters")
-            .into_iter()
-            .map(|function| Json::object().with("type", "function").with("function", function))
-            .collect();
+        let mut tools = Vec::with_capacity(request.tools.len());
+        for function in declarations(&request.tools, "parameters") {
+            tools.push(Json::object().with("type", "function").with("function", function));
+        }
         body.set("tools", tools);
         body.set("tool_choice", "auto");
         body.set("parallel_tool_calls", false);
@@ -74,29 +74,26 @@ fn push_message(message: &Message, out: &mut Vec<Json>) {
     };
     match message.role {
         Role::Assistant => {
-            let text: Vec<&str> = blocks
-                .iter()
-                .filter_map(|b| match b {
-                    ContentBlock::Text { text, .. } => Some(text.as_str()),
-                    _ => None,
-                })
-                .collect();
-            let calls: Vec<Json> = blocks
-                .iter()
-                .filter_map(|b| match b {
+            let (mut text, mut texts, mut calls) = (String::new(), 0, Vec::new());
+            for block in blocks {
+                match block {
+                    ContentBlock::Text { text: part, .. } => {
+                        text.push_str(part);
+                        texts += 1;
+                    }
                     ContentBlock::ToolUse { id, name, input, .. } => {
                         let function = Json::object().with("name", name).with("arguments", input.to_string());
-                        Some(Json::object().with("id", id).with("type", "function").with("function", function))
+                        calls.push(Json::object().with("id", id).with("type", "function").with("function", function));
                     }
-                    _ => None,
-                })
-                .collect();
+                    _ => {}
+                }
+            }
             // NOTE: a turn with nothing Chat Completions knows (only reasoning, a provider's
             // compaction or items) is left out rather than sent empty.
-            if text.is_empty() && calls.is_empty() {
+            if texts == 0 && calls.is_empty() {
                 return;
             }
-            let mut assistant = Json::object().with("role", "assistant").with("content", text.join(""));
+            let mut assistant = Json::object().with("role", "assistant").with("content", text);
             if !calls.is_empty() {
                 assistant.set("tool_calls", calls);
             }
@@ -114,7 +111,12 @@ fn push_message(message: &Message, out: &mut Vec<Json>) {
                     );
                 }
             }
-            let parts: Vec<Json> = blocks.iter().filter_map(part_json).collect();
+            let mut parts = Vec::new();
+            for block in blocks {
+                if let Some(part) = part_json(block) {
+                    parts.push(part);
+                }
+            }
             match parts.as_slice() {
                 [] => {}
                 [only] if only.get("type").and_then(Json::as_str) == Some("text") => {
@@ -138,22 +140,21 @@ fn part_json(block: &ContentBlock) -> Option<Json> {
 }
 
 pub(super) fn image_url(source: &ImageSource) -> String {
-    match source {
-        ImageSource::Base64 { media_type, data } => format!("data:{media_type};base64,{data}"),
-        ImageSource::Url { url } => url.clone(),
-    }
+    source.to_url_text()
 }
 
 /// The text of a tool result (images in results are described, not sent).
 pub(super) fn text_of(content: &Content) -> String {
-    content
-        .blocks()
-        .iter()
-        .map(|block| match block {
-            ContentBlock::Text { text, .. } => text.clone(),
-            ContentBlock::Image { .. } => "[image]".to_owned(),
-            _ => String::new(),
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
+    let mut text = String::new();
+    for (i, block) in content.blocks().iter().enumerate() {
+        if i > 0 {
+            text.push('\n');
+        }
+        match block {
+            ContentBlock::Text { text: part, .. } => text.push_str(part),
+            ContentBlock::Image { .. } => text.push_str("[image]"),
+            _ => {}
+        }
+    }
+    text
 }

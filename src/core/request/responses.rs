@@ -96,18 +96,18 @@ fn push_message(message: &Message, store: bool, out: &mut Vec<Json>) {
                     );
                 }
             }
-            let parts: Vec<Json> = blocks
-                .iter()
-                .filter_map(|block| match block {
+            let mut parts = Vec::new();
+            for block in blocks {
+                match block {
                     ContentBlock::Text { text, .. } => {
-                        Some(Json::object().with("type", "input_text").with("text", text))
+                        parts.push(Json::object().with("type", "input_text").with("text", text));
                     }
                     ContentBlock::Image { source } => {
-                        Some(Json::object().with("type", "input_image").with("image_url", image_url(source)))
+                        parts.push(Json::object().with("type", "input_image").with("image_url", image_url(source)));
                     }
-                    _ => None,
-                })
-                .collect();
+                    _ => {}
+                }
+            }
             if !parts.is_empty() {
                 out.push(Json::object().with("role", "user").with("content", parts));
             }
