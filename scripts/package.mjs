@@ -39,7 +39,7 @@ for (const file of [...entries, ...subclasses]) {
 // and replay: the folder cassette/, entered by its index.js, whose modules import the entry
 // through the package's own name).
 const cassette = readdirSync(join(root, "js", "cassette")).filter((f) => f.endsWith(".js")).sort().map((f) => `cassette/${f}`);
-const onDemand = ["mcp-servers.js", "mcp.js", "mcp-workerd.js", ...cassette];
+const onDemand = ["mcp-servers.js", "mcp-watch.js", "mcp.js", "mcp-workerd.js", ...cassette];
 mkdirSync(join(pkg, "cassette"), { recursive: true });
 for (const file of onDemand) {
   writeFileSync(join(pkg, file), readFileSync(join(root, "js", file), "utf8").replaceAll("__CLEW_VERSION__", generated.version));

@@ -1,6 +1,7 @@
-//! A block's tool call as the task sees it: its name, parameters and job, the tool it
-//! reaches (a user's, or an MCP server's), how it is shown and asked about, how long it may
-//! run, and the `[name for '…']` header of its results.
+//! A call in the task's context: the tool it reaches (a user's, or an MCP server's: the one
+//! known-tool lookup), whether it runs without asking, how it is shown and asked about, how
+//! long it may run, and the `[name for '…']` header of its results. What a job is as data
+//! (its parameters, result blocks, native definitions) is tool_job.rs's.
 
 use super::config::{TaskConfig, ToolSource, ToolSpec, ASK_FOLLOWUP_QUESTION};
 use super::mcp::{self, McpCatalog};
@@ -8,7 +9,7 @@ use super::message::{AskKind, SayKind};
 use super::round_state::{Item, Round};
 use super::task::Ctx;
 use super::texts;
-use super::tool_job::{native_params, ToolJob};
+use super::tool_job::{native_params, param, ToolJob};
 use crate::core::conversation::{Content, ContentBlock};
 use crate::core::json::Json;
 use crate::core::parser::REFERENCE_TOOLS;
@@ -51,9 +52,12 @@ impl Ctx {
         self.spec_of(name, params).is_some_and(|t| t.read_only)
     }
 
-    /// Whether a call runs without asking.
+    /// Whether a call runs without asking: everything is approved, its tool is (its MCP
+    /// server's `autoApprove` list), or it only reads and read-only tools are.
     pub(crate) fn auto_approved(&self, name: &str, params: &[(String, String)]) -> bool {
-        super::tool_job::auto_approved(&self.config, self.spec_of(name, params))
+        let (listed, read_only) = self.spec_of(name, params).map_or((false, false), |t| (t.auto_approve, t.read_only));
+        let config = &self.config;
+        config.yolo || config.auto_approve.all || listed || (read_only && config.auto_approve.read_only)
     }
 
     /// The milliseconds a call of `job` may run: its tool's `timeoutMs` (an MCP server's,
@@ -62,7 +66,7 @@ impl Ctx {
         match self.spec_of(&job.name, &job.params) {
             Some(spec) => spec.timeout_ms,
             None if matches!(self.known(&job.name), Some(Known::Mcp)) => {
-                Some(mcp::timeout_ms(&self.config.mcp_servers, mcp::param(&job.params, "server_name")))
+                Some(mcp::timeout_ms(&self.config.mcp_servers, param(&job.params, "server_name")))
             }
             None => None,
         }
@@ -72,7 +76,7 @@ impl Ctx {
     pub(crate) fn timed_out(&self, job: &ToolJob) -> String {
         let ms = self.timeout_of(job).unwrap_or_default();
         if self.goes_to_a_server(&job.name, &job.params) {
-            let server = mcp::param(&job.params, "server_name");
+            let server = param(&job.params, "server_name");
             format!("the MCP server '{server}' did not answer within {ms} ms; the call was cancelled")
         } else {
             format!("the tool timed out after {ms} ms")
@@ -184,7 +188,7 @@ const FIXED_HEADERS: [(&str, &str); 3] = [
 /// `describe` when it has one and it answers, else the reference's wording for the
 /// reference's tool names, else the first required parameter (or the first one).
 pub(crate) fn describe(ctx: &Ctx, name: &str, params: &[(String, String)]) -> String {
-    let value = |key: &str| params.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str()).filter(|v| !v.is_empty());
+    let value = |key: &str| Some(param(params, key)).filter(|v| !v.is_empty());
     let own = ctx.config.tool(name).filter(|t| t.describe).and_then(|_| ctx.describer.describe(name, params));
     if let Some(subject) = own.filter(|s| !s.is_empty()) {
         return format!("[{name} for '{subject}']");

@@ -10,6 +10,7 @@
 //! a server tool's own name runs as `use_mcp_tool`).
 
 use super::texts;
+use super::tool_job::param;
 use super::tool_spec::{McpServerSettings, ParamSpec, ToolSource, ToolSpec};
 use crate::core::json::Json;
 use crate::core::parser::ToolSet;
@@ -78,11 +79,6 @@ pub(crate) fn named(names: &[String], name: &str) -> bool {
 /// Whether `name` is one of the two MCP tools.
 pub(crate) fn is_mcp_tool(name: &str) -> bool {
     name == USE_MCP_TOOL || name == ACCESS_MCP_RESOURCE
-}
-
-/// The value of parameter `name` in `params` (empty when missing).
-pub(crate) fn param<'a>(params: &'a [(String, String)], name: &str) -> &'a str {
-    params.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str()).unwrap_or_default()
 }
 
 /// The array at `value[key]` (empty when it is not one).

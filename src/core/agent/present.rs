@@ -192,7 +192,7 @@ impl Ctx {
         }
         let (name, params, _) = calls::call_of(&self.catalog, round, item);
         let value = |name: &str| {
-            let raw = params.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str()).unwrap_or_default();
+            let raw = super::tool_job::param(&params, name);
             without_closing_tag(raw, name, partial)
         };
         match name.as_str() {

@@ -1,8 +1,10 @@
-//! What a tool call is, apart from running it: the job a complete call becomes, whether it
-//! runs without asking, its parameters, its result blocks (`[desc] Result:` text, or a
+//! A tool job as data, apart from the task: the job a complete call becomes, its parameters
+//! (looked up by name here only: [`param`]), its result blocks (`[desc] Result:` text, or a
 //! tool_result with the provider's call id), and the definitions sent for native tool calling.
+//! What the task makes of a call (the tool it reaches, approval, display, timeout) is
+//! calls.rs's.
 
-use super::config::{TaskConfig, ToolSource, ToolSpec};
+use super::config::{TaskConfig, ToolSource};
 use super::mcp::McpCatalog;
 use super::texts;
 use crate::core::conversation::{Content, ContentBlock, ImageSource};
@@ -21,13 +23,6 @@ pub(crate) struct ToolJob {
     pub(crate) call_id: Option<String>,
     /// `[name for '…']`, for results.
     pub(crate) description: String,
-}
-
-/// Whether a call of the tool `spec` runs without asking: everything is approved, the tool
-/// is (its MCP server's `autoApprove` list), or it only reads and read-only tools are.
-pub(crate) fn auto_approved(config: &TaskConfig, spec: Option<&ToolSpec>) -> bool {
-    let (listed, read_only) = spec.map_or((false, false), |t| (t.auto_approve, t.read_only));
-    config.yolo || config.auto_approve.all || listed || (read_only && config.auto_approve.read_only)
 }
 
 /// A native call's parameters: string values as they are, others as JSON text.
@@ -106,7 +101,13 @@ pub(crate) fn result_blocks(job: &ToolJob, text: &str, images: Vec<ImageSource>,
 
 /// The value of parameter `name` of `job` (empty when missing).
 pub(crate) fn get<'a>(job: &'a ToolJob, name: &str) -> &'a str {
-    job.params.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str()).unwrap_or_default()
+    param(&job.params, name)
+}
+
+/// The value of the parameter `name` among a call's `params` (empty when missing): the one
+/// lookup of a parameter by name.
+pub(crate) fn param<'a>(params: &'a [(String, String)], name: &str) -> &'a str {
+    params.iter().find(|(k, _)| k == name).map_or("", |(_, v)| v.as_str())
 }
 
 /// A notice-like error result (no `[desc] Result:` header for XML; a failed tool_result for
