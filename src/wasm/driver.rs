@@ -26,18 +26,13 @@ use super::task_convert::{
     answer_from_js, hook_from_js, message_to_js, outcome_to_js, params_to_js, tool_output_from_js,
 };
 use super::task_options::Callbacks;
-
-#[wasm_bindgen(module = "/js/boundary/request.js")]
-extern "C" {
-    /// Empties the request cache of a finished task.
-    fn clew_forget(cache: &js_sys::Array);
-}
 use crate::core::agent::{
     texts, AskAnswer, AskResponse, CheckpointKind, Effect, HookKind, Task as Machine, ToolOutput, ACCESS_MCP_RESOURCE,
     USE_MCP_TOOL,
 };
 use crate::core::json::Json;
 use crate::core::request::ModelSettings;
+use model_stream::clew_forget;
 
 /// One task's machine, callbacks and in-flight work.
 pub(super) struct Driver {

@@ -28,6 +28,9 @@ extern "C" {
     /// A history message new to a request, parsed from its JSON `text` twice: one kept in the
     /// request cache at `at`, the other returned for the request.
     fn clew_fresh(cache: &Array, at: u32, text: &str) -> JsValue;
+
+    /// Empties the request cache of a finished task.
+    pub(super) fn clew_forget(cache: &Array);
 }
 
 /// The bytes of a read the read loop can write into the wasm at once; a longer read crosses
