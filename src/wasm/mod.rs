@@ -6,6 +6,7 @@
 // NOTE: some exported items are reached only from JavaScript, not from Rust paths.
 #![allow(unreachable_pub)]
 
+mod allocator;
 mod args;
 mod blocks_js;
 #[cfg(not(feature = "without-task"))]
@@ -38,8 +39,9 @@ mod types;
 mod bench;
 
 // NOTE: talc instead of the default dlmalloc: smaller code in the wasm (scripts/bench
-// measures the package size) and well maintained.
+// measures the package size) and well maintained; small blocks are recycled in front of it
+// (allocator.rs).
 // SAFETY: a wasm instance of this package is single-threaded, which is what
-// `TalckWasm::new_global` requires.
+// `TalckWasm::new_global` and `Recycling` require.
 #[global_allocator]
-static ALLOCATOR: talc::TalckWasm = unsafe { talc::TalckWasm::new_global() };
+static ALLOCATOR: allocator::Recycling = unsafe { allocator::Recycling::new(talc::TalckWasm::new_global()) };
