@@ -179,3 +179,65 @@ test("provider JSON that JSON.parse accepts decodes: lone surrogate escapes, cou
   const split = [...encoder.encode(body)].flatMap((byte) => decoder.push(new Uint8Array([byte])));
   assert.deepEqual(split, whole);
 });
+
+// A body of `events` OpenAI text deltas whose event `big` (if any) carries `bigBytes` of text:
+// ASCII only, so that a cut anywhere is also a cut between characters.
+function openaiBody(events, big = -1, bigBytes = 0) {
+  let body = "";
+  for (let i = 0; i < events; i++) {
+    const text = i === big ? "b".repeat(bigBytes) : `piece ${i} `.repeat(1 + (i % 40));
+    body += `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: text } }] })}\n\n`;
+  }
+  return body + 'data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n';
+}
+
+// `body` cut at the sizes of `cuts` (in turn, again and again), each piece made by `kind(bytes, i)`.
+function cutInto(body, cuts, kind) {
+  const bytes = new TextEncoder().encode(body);
+  const out = [];
+  for (let at = 0, i = 0; at < bytes.length; i++) {
+    const size = cuts[i % cuts.length];
+    out.push(kind(bytes.slice(at, at + size), i));
+    at += size;
+  }
+  return out;
+}
+
+const streamOfPieces = (items) => {
+  let i = 0;
+  return new ReadableStream({ pull(c) { if (i < items.length) c.enqueue(items[i++]); else c.close(); } }, { highWaterMark: 0 });
+};
+
+test("sseDecoder and readModelStream decode pieces of every kind and size as one push of the whole body does", async () => {
+  // Pieces from 1 byte to several times the 16 KiB the decoders take straight into the wasm's
+  // memory, a 300 KB event among them (the memory grows while the views on it are kept), and
+  // every kind of piece sseDecoder takes: Uint8Array, Buffer, ArrayBuffer, string.
+  const body = openaiBody(400, 200, 300_000);
+  const whole = new StreamDecoder("openai");
+  const expected = [...whole.push(new TextEncoder().encode(body)), ...whole.finish()];
+  assert.equal(expected.filter((c) => c.type === "text").map((c) => c.text).join("").length > 300_000, true);
+  const kinds = [
+    (b) => b,
+    (b) => Buffer.from(b),
+    (b) => b.buffer,
+    (b) => new TextDecoder().decode(b),
+  ];
+  for (const cuts of [[1, 7, 100], [5000, 16384, 16385], [70_000, 3, 40_000], [1 << 20]]) {
+    const mixed = cutInto(body, cuts, (b, i) => kinds[i % kinds.length](b));
+    assert.deepEqual(await collect(streamOfPieces(mixed).pipeThrough(sseDecoder("openai"))), expected, `sseDecoder, cuts ${cuts}`);
+    const bytes = cutInto(body, cuts, (b) => b);
+    assert.deepEqual(await collect(await readModelStream(new Response(streamOfPieces(bytes)), "openai")), expected, `readModelStream, cuts ${cuts}`);
+  }
+});
+
+test("sseDecoder fails with a TypeError naming the piece that is neither bytes nor text, after the chunks before it", async () => {
+  const [first] = cutInto(openaiBody(3), [1 << 20], (b) => b);
+  const { chunks, error } = await readAll(streamOfPieces([first.slice(0, 60), 42]).pipeThrough(sseDecoder("openai")));
+  assert.ok(error instanceof TypeError);
+  assert.equal(error.code, "CLEW_INVALID_ARGUMENT");
+  assert.match(error.message, /a chunk must be a Uint8Array, an ArrayBuffer or a string/);
+  assert.deepEqual(chunks, []);
+  const decoded = await readAll(streamOfPieces([first, { not: "bytes" }]).pipeThrough(sseDecoder("openai")));
+  assert.equal(decoded.chunks.filter((c) => c.type === "text").length, 3);
+  assert.equal(decoded.error.code, "CLEW_INVALID_ARGUMENT");
+});

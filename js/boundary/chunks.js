@@ -45,19 +45,47 @@ export function clew_usage(out, input, output, write, read, reasoning, cost) {
   out.push(put(put(put(put({ type: "usage", inputTokens: input, outputTokens: output }, "cacheWriteTokens", write), "cacheReadTokens", read), "reasoningTokens", reasoning), "totalCost", cost));
 }
 
-export function clew_transform(push, finish) {
+const ROOM = 4294967296; // 2 ** 32: `push`'s answer is room * ROOM + address
+
+// `feed(piece, out)`: a piece handed to a decoder's `push(length, value, out)` (src/wasm/
+// stream.rs `decoder_functions`), which appends the chunks it completed to `out` and answers
+// where its inbox in the wasm's `memory` now is (`room * 2 ** 32 + address`; `inbox` before
+// the first piece), or the error that ends the stream, which `feed` returns. A piece of bytes
+// that fits is written at the inbox by one `set` on a view of the memory kept from piece to
+// piece, and only its length crosses; another crosses as itself (`length` -1).
+function feeder(push, memory, inbox) {
+  let heap = new Uint8Array(memory.buffer), room = Math.floor(inbox / ROOM), at = inbox % ROOM;
+  return (piece, out) => {
+    let answer;
+    if (piece instanceof Uint8Array && piece.length <= room) {
+      // NOTE: a view on a buffer the memory outgrew is detached (length 0).
+      if (heap.length === 0) heap = new Uint8Array(memory.buffer);
+      heap.set(piece, at);
+      answer = push(piece.length, undefined, out);
+    } else {
+      answer = push(-1, piece, out);
+    }
+    if (typeof answer !== 'number') return answer;
+    room = Math.floor(answer / ROOM);
+    at = answer % ROOM;
+  };
+}
+
+export function clew_transform(push, finish, memory, inbox) {
+  const feed = feeder(push, memory, inbox);
   // NOTE: no promise unless the push failed (one per event cost 1-4% of a stream of events).
-  const deliver = (result, controller) => {
-    for (const chunk of result.chunks) controller.enqueue(chunk);
-    if (result.error !== undefined) return drained(controller).then(() => { throw result.error; });
+  const deliver = (out, error, controller) => {
+    for (const chunk of out) controller.enqueue(chunk);
+    if (error !== undefined) return drained(controller).then(() => { throw error; });
   };
   return new TransformStream({
-    transform: (piece, controller) => deliver(push(piece), controller),
-    flush: (controller) => deliver(finish(), controller),
+    transform: (piece, controller) => { const out = []; return deliver(out, feed(piece, out), controller); },
+    flush: (controller) => { const out = []; return deliver(out, finish(out), controller); },
   });
 }
 
-export function clew_read_body(body, push, finish) {
+export function clew_read_body(body, push, finish, memory, inbox) {
+  const feed = feeder(push, memory, inbox);
   let reader;
   try { reader = body.getReader(); } catch { return null; }
   let failed;
@@ -66,23 +94,23 @@ export function clew_read_body(body, push, finish) {
     async pull(controller) {
       if (failed !== undefined) { controller.error(failed); return; }
       for (;;) {
-        let result, bodyError, end = false;
+        const out = [];
+        let error, bodyError, end = false;
         try {
           const { done, value } = await reader.read();
           end = done;
-          result = done ? finish() : push(value);
-        } catch (error) {
+          error = done ? finish(out) : feed(value, out);
+        } catch (thrown) {
           // The body failed: its last event may still be whole.
-          bodyError = error;
+          bodyError = thrown;
           end = true;
-          result = finish();
+          error = finish(out);
         }
-        for (const chunk of result.chunks) controller.enqueue(chunk);
-        const error = result.error;
+        for (const chunk of out) controller.enqueue(chunk);
         if (error !== undefined) {
           if (bodyError !== undefined) try { error.cause = bodyError; } catch {}
           try { reader.cancel().catch(() => {}); } catch {}
-          if (result.chunks.length) failed = error; else controller.error(error);
+          if (out.length) failed = error; else controller.error(error);
           return;
         }
         if (end) {
@@ -90,7 +118,7 @@ export function clew_read_body(body, push, finish) {
           controller.close();
           return;
         }
-        if (result.chunks.length) return;
+        if (out.length) return;
       }
     },
     cancel(reason) {

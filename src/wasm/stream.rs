@@ -5,7 +5,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use js_sys::{Array, Object, Reflect};
+use js_sys::{Array, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{ReadableStream, TransformStream};
@@ -40,12 +40,18 @@ enum ChunkKind {
     JsonText = 7,
 }
 
-/// Chunks as a JS array: one call into JS per chunk, which builds the object from its fields
-/// (js/boundary/chunks.js `clew_chunk`). One `JSON.parse` of all the chunks as text costs more
-/// when a push completes one event (a read loop that gets one event per read), and no less
-/// for 4 KiB pieces (benches/wasm/wasm-streams.mjs).
+/// Chunks as a JS array (see [`chunks_into`]).
 fn chunks_to_js(chunks: &[Chunk]) -> Array {
     let out = Array::new();
+    chunks_into(chunks, &out);
+    out
+}
+
+/// Appends chunk objects to `out`: one call into JS per chunk, which builds the object from
+/// its fields (js/boundary/chunks.js `clew_chunk`). One `JSON.parse` of all the chunks as text
+/// costs more when a push completes one event (a read loop that gets one event per read),
+/// and no less for 4 KiB pieces (benches/wasm/wasm-streams.mjs).
+fn chunks_into(chunks: &[Chunk], out: &Array) {
     for chunk in chunks {
         let json;
         let (kind, a, b, c, d, e) = match chunk {
@@ -86,7 +92,7 @@ fn chunks_to_js(chunks: &[Chunk]) -> Array {
             }
             Chunk::Usage(usage) => {
                 clew_usage(
-                    &out,
+                    out,
                     usage.input_tokens as f64,
                     usage.output_tokens as f64,
                     usage.cache_write_tokens.map(|n| n as f64),
@@ -98,9 +104,8 @@ fn chunks_to_js(chunks: &[Chunk]) -> Array {
                 continue;
             }
         };
-        clew_chunk(&out, kind as u32, a, b, c, d, e);
+        clew_chunk(out, kind as u32, a, b, c, d, e);
     }
-    out
 }
 
 /// Decodes a provider's response body, pushed in byte chunks, into chunk objects.
@@ -177,41 +182,83 @@ pub fn sse_decoder(
     Ok(decoder_stream(args::format(&format)?))
 }
 
-/// The decoder as two JS functions: `push(bytes)` and `finish()`, each returning
-/// `{chunks, error?}` (the chunks decoded before an error come with it).
-fn decoder_functions(format: Format) -> (JsValue, JsValue) {
-    let decoder = Rc::new(RefCell::new((CoreDecoder::new(format), Vec::new(), Vec::new())));
-    let result = |chunks: &mut Vec<Chunk>, outcome: Result<(), JsValue>| {
-        let out = Object::new();
-        let _ = Reflect::set(&out, &"chunks".into(), &chunks_to_js(chunks));
-        chunks.clear();
-        if let Err(error) = outcome {
-            let _ = Reflect::set(&out, &"error".into(), &error);
-        }
-        JsValue::from(out)
-    };
-    let state = Rc::clone(&decoder);
-    let push = Closure::<dyn FnMut(JsValue) -> JsValue>::new(move |piece: JsValue| {
+/// The bytes of a read the read loops can write into the wasm at once (the task's, and
+/// [`decoder_functions`]'s); a longer read crosses as a value and is copied.
+pub(super) const INBOX_BYTES: usize = 16 * 1024;
+
+/// The most room an inbox announces (its answer to a read loop holds the room above 2^32).
+const MAX_INBOX_ROOM: usize = 1 << 20;
+
+/// Where `inbox` is, as a read loop reads it: `room * 2^32 + address`.
+pub(super) fn room_of(inbox: &[u8]) -> f64 {
+    let room = inbox.len().min(MAX_INBOX_ROOM) as f64;
+    room * 4_294_967_296.0 + inbox.as_ptr() as usize as f64
+}
+
+/// A decoder's state between the pieces its JS functions push.
+struct Decoding {
+    decoder: CoreDecoder,
+    chunks: Vec<Chunk>,
+    /// Where JS writes a piece that fits before pushing its length.
+    inbox: Vec<u8>,
+    /// A piece that did not fit, or was not bytes, copied here; it becomes the inbox when it
+    /// is the larger.
+    spill: Vec<u8>,
+}
+
+/// The decoder as two JS functions and where its inbox is first (`room_of`):
+/// `push(length, value, out)` takes a piece (`length` bytes already written at the inbox, or
+/// with `length` -1 the piece itself) and appends the chunks it completed to `out`; it
+/// answers where the inbox now is, or the error that ends the stream. `finish(out)` appends
+/// the last chunks and answers the error, if any. NOTE: one crossing per piece, its bytes
+/// copied by one `set` on a view of the wasm's memory, and no result object (js/boundary/
+/// chunks.js `feeder`; about 0.9x an `sseDecoder`'s events, benches/wasm/compare.mjs).
+fn decoder_functions(format: Format) -> (JsValue, JsValue, f64) {
+    let inbox = vec![0; INBOX_BYTES];
+    let first = room_of(&inbox);
+    let state = Rc::new(RefCell::new(Decoding {
+        decoder: CoreDecoder::new(format),
+        chunks: Vec::new(),
+        inbox,
+        spill: Vec::new(),
+    }));
+    let pushing = Rc::clone(&state);
+    let push =
+        Closure::<dyn FnMut(i32, JsValue, Array) -> JsValue>::new(move |length: i32, piece: JsValue, out: Array| {
+            let mut guard = pushing.borrow_mut();
+            let Decoding { decoder, chunks, inbox, spill } = &mut *guard;
+            let bytes = match usize::try_from(length) {
+                Ok(length) => inbox.get(..length).unwrap_or_default(),
+                Err(_) => match args::bytes_or_text(&piece, "a chunk", spill) {
+                    Ok(()) => spill.as_slice(),
+                    Err(error) => return error,
+                },
+            };
+            let outcome = decoder.push(bytes, chunks);
+            chunks_into(chunks, &out);
+            chunks.clear();
+            if let Err(error) = outcome {
+                return stream_error(&error);
+            }
+            if spill.len() > inbox.len() {
+                std::mem::swap(inbox, spill);
+            }
+            JsValue::from(room_of(inbox))
+        });
+    let finish = Closure::<dyn FnMut(Array) -> JsValue>::new(move |out: Array| {
         let mut guard = state.borrow_mut();
-        let (decoder, chunks, buffer) = &mut *guard;
-        let outcome = match args::bytes_or_text(&piece, "a chunk", buffer) {
-            Ok(()) => decoder.push(buffer, chunks).map_err(|error| stream_error(&error)),
-            Err(error) => Err(error),
-        };
-        result(chunks, outcome)
+        let Decoding { decoder, chunks, .. } = &mut *guard;
+        let outcome = decoder.finish(chunks);
+        chunks_into(chunks, &out);
+        chunks.clear();
+        outcome.err().map_or(JsValue::UNDEFINED, |error| stream_error(&error))
     });
-    let finish = Closure::<dyn FnMut() -> JsValue>::new(move || {
-        let mut guard = decoder.borrow_mut();
-        let (decoder, chunks, _) = &mut *guard;
-        let outcome = decoder.finish(chunks).map_err(|error| stream_error(&error));
-        result(chunks, outcome)
-    });
-    (push.into_js_value(), finish.into_js_value())
+    (push.into_js_value(), finish.into_js_value(), first)
 }
 
 fn decoder_stream(format: Format) -> TransformStream {
-    let (push, finish) = decoder_functions(format);
-    clew_transform(&push, &finish)
+    let (push, finish, inbox) = decoder_functions(format);
+    clew_transform(&push, &finish, &wasm_bindgen::memory(), inbox)
 }
 
 #[wasm_bindgen(module = "/js/boundary/chunks.js")]
@@ -237,13 +284,15 @@ extern "C" {
         reasoning: Option<f64>,
         cost: Option<f64>,
     );
-    /// A `TransformStream` over the decoder's `push` and `finish`: the chunks decoded before
-    /// an error are read before the error is.
-    fn clew_transform(push: &JsValue, finish: &JsValue) -> TransformStream;
-    /// `body` read into a stream of chunks by `push` and `finish`; `null` when the body is
-    /// locked or not a stream. A body that fails after its last byte still gives the chunks
-    /// of its last event, and fails only if the decoder found the stream incomplete.
-    fn clew_read_body(body: &JsValue, push: &JsValue, finish: &JsValue) -> JsValue;
+    /// A `TransformStream` over the decoder's `push` and `finish` ([`decoder_functions`],
+    /// writing into `memory` at `inbox`): the chunks decoded before an error are read before
+    /// the error is.
+    fn clew_transform(push: &JsValue, finish: &JsValue, memory: &JsValue, inbox: f64) -> TransformStream;
+    /// `body` read into a stream of chunks by `push` and `finish` (as `clew_transform`'s);
+    /// `null` when the body is locked or not a stream. A body that fails after its last byte
+    /// still gives the chunks of its last event, and fails only if the decoder found the
+    /// stream incomplete.
+    fn clew_read_body(body: &JsValue, push: &JsValue, finish: &JsValue, memory: &JsValue, inbox: f64) -> JsValue;
 }
 
 #[wasm_bindgen(module = "/js/boundary/response.js")]
@@ -332,8 +381,8 @@ pub async fn read_model_stream(
         }
         Opened::Used => return Err(type_error(Code::InvalidArgument, USED)),
     };
-    let (push, finish) = decoder_functions(format);
-    let piped = clew_read_body(&body, &push, &finish);
+    let (push, finish, inbox) = decoder_functions(format);
+    let piped = clew_read_body(&body, &push, &finish, &wasm_bindgen::memory(), inbox);
     if piped.is_null() {
         return Err(type_error(Code::InvalidArgument, "the response body is not a readable stream"));
     }

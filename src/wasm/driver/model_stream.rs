@@ -13,7 +13,7 @@ use super::super::js_call::{
     NO_ABORT_CONTROLLER,
 };
 use super::super::json_js::{json_text, to_js};
-use super::super::stream::{open_response, Opened, USED};
+use super::super::stream::{open_response, room_of, Opened, INBOX_BYTES, USED};
 use super::super::task_convert::get;
 use super::Driver;
 use crate::core::request::{build_request, ModelRequest};
@@ -31,19 +31,6 @@ extern "C" {
 
     /// Empties the request cache of a finished task.
     pub(super) fn clew_forget(cache: &Array);
-}
-
-/// The bytes of a read the read loop can write into the wasm at once; a longer read crosses
-/// as a value and is copied here.
-const INBOX_BYTES: usize = 16 * 1024;
-
-/// The most room the inbox announces (its answer to the read loop holds the room above 2^32).
-const MAX_INBOX_ROOM: usize = 1 << 20;
-
-/// Where `inbox` is, as the read loop reads it: `room * 2^32 + address`.
-fn room_of(inbox: &[u8]) -> f64 {
-    let room = inbox.len().min(MAX_INBOX_ROOM) as f64;
-    room * 4_294_967_296.0 + inbox.as_ptr() as usize as f64
 }
 
 impl Driver {
