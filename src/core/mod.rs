@@ -9,4 +9,5 @@ pub use clew_codec::{hash, json, parser, stream, text, utf8};
 
 pub mod agent;
 pub mod conversation;
+pub(crate) mod first;
 pub mod request;

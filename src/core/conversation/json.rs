@@ -2,6 +2,7 @@
 //! names the offending place (`messages[2].content[0]`) in its error; unknown members are
 //! ignored, as `JSON.parse` users expect.
 
+use crate::core::first::First;
 use crate::core::json::fields::{self, object, required, string};
 use crate::core::json::Json;
 
@@ -39,31 +40,6 @@ fn put(object: &mut Json, key: &str, value: Option<&String>) {
 
 /// Why a value could not be read: where, and what is wrong.
 type Error = String;
-
-/// The first error of a reading that goes on past errors: each field is read on its own, a
-/// bad one as its type's default, and the value made is given up at the end if any was bad.
-/// NOTE: a `?` at each field, each return dropping the fields read before it, made the
-/// block reader about 40% larger in the wasm.
-struct First(Option<Error>);
-
-impl First {
-    /// The value read, or its type's default (noting the error).
-    #[inline(never)]
-    fn take<T: Default>(&mut self, read: Result<T, Error>) -> T {
-        read.unwrap_or_else(|error| {
-            self.0.get_or_insert(error);
-            T::default()
-        })
-    }
-
-    /// `value`, unless a read failed.
-    fn or<T>(self, value: T) -> Result<T, Error> {
-        match self.0 {
-            Some(error) => Err(error),
-            None => Ok(value),
-        }
-    }
-}
 
 fn flag(value: &Json, at: &str, field: &str) -> Result<bool, Error> {
     Ok(fields::flag(value, at, field)?.unwrap_or(false))
@@ -124,7 +100,7 @@ impl ContentBlock {
     /// Reads one content block; `at` names it in errors.
     pub fn from_json(value: &Json, at: &str) -> Result<Self, Error> {
         let value = object(value, at)?;
-        let mut first = First(None);
+        let mut first = First::default();
         let block = match value.get("type").and_then(Json::as_str) {
             Some("text") => Self::Text {
                 text: first.take(required(value, at, "text")),

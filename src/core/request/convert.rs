@@ -4,6 +4,7 @@
 //! Reading names the offending place (`messages[2].content[0]`) in its error; unknown
 //! members are ignored, as `JSON.parse` users expect.
 
+use crate::core::first::First;
 use crate::core::json::fields::{amount, count, list, number, object, object_member, required, string};
 use crate::core::json::{fields, Json};
 use crate::core::stream::model::ModelInfo;
@@ -31,23 +32,28 @@ impl ModelRequest {
     /// Reads a request (`{system?, messages?, tools?, model, context?}`).
     pub fn from_json(value: &Json) -> Result<Self, Error> {
         let value = object(value, "request")?;
+        let mut first = First::default();
         let mut messages = Vec::new();
-        for (i, message) in list(value, "request", "messages")?.iter().enumerate() {
-            messages.push(Message::from_json(message, &format!("request.messages[{i}]"))?);
+        for (i, message) in first.take(list(value, "request", "messages")).iter().enumerate() {
+            let message = Message::from_json(message, &format!("request.messages[{i}]"));
+            messages.extend(first.take(message.map(Some)));
         }
         let mut tools = Vec::new();
-        for (i, tool) in list(value, "request", "tools")?.iter().enumerate() {
-            tools.push(ToolDefinition::from_json(tool, &format!("request.tools[{i}]"))?);
+        for (i, tool) in first.take(list(value, "request", "tools")).iter().enumerate() {
+            tools.extend(first.take(ToolDefinition::from_json(tool, &format!("request.tools[{i}]")).map(Some)));
         }
         let model = match value.get("model") {
-            Some(model) => ModelSettings::from_json(model, "request.model")?,
-            None => return Err("request.model is required".into()),
+            Some(model) => first.take(ModelSettings::from_json(model, "request.model")),
+            None => {
+                first.note("request.model is required".into());
+                ModelSettings::default()
+            }
         };
-        let context = match object_member(value, "request", "context")? {
-            Some(context) => Some(Box::new(NativeContext::from_json(context, "request.context")?)),
-            None => None,
-        };
-        Ok(Self { system: string(value, "request", "system")?.unwrap_or_default(), messages, tools, model, context })
+        let context = first.take(object_member(value, "request", "context")).and_then(|context| {
+            first.take(NativeContext::from_json(context, "request.context").map(|c| Some(Box::new(c))))
+        });
+        let system = first.take(string(value, "request", "system")).unwrap_or_default();
+        first.or(Self { system, messages, tools, model, context })
     }
 
     /// The request as JSON, in the shape [`ModelRequest::from_json`] reads.
@@ -67,16 +73,17 @@ impl ModelRequest {
 impl NativeContext {
     /// Reads `{compactThreshold?, instructions?, pauseAfterCompaction?, edits?}`.
     fn from_json(value: &Json, at: &str) -> Result<Self, Error> {
-        let edits = match object_member(value, at, "edits")? {
-            Some(edits) => Some(ServerEdits::from_json(edits, &format!("{at}.edits"))?),
-            None => None,
-        };
-        Ok(Self {
-            compact_threshold: count(value, at, "compactThreshold")?,
-            instructions: string(value, at, "instructions")?,
-            pause_after_compaction: flag(value, at, "pauseAfterCompaction")?,
+        let mut first = First::default();
+        let edits = first
+            .take(object_member(value, at, "edits"))
+            .and_then(|edits| first.take(ServerEdits::from_json(edits, &format!("{at}.edits")).map(Some)));
+        let context = Self {
+            compact_threshold: first.take(count(value, at, "compactThreshold")),
+            instructions: first.take(string(value, at, "instructions")),
+            pause_after_compaction: first.take(flag(value, at, "pauseAfterCompaction")),
             edits,
-        })
+        };
+        first.or(context)
     }
 
     fn to_json(&self) -> Json {
@@ -137,11 +144,12 @@ impl ToolDefinition {
     pub(crate) fn from_json(value: &Json, at: &str) -> Result<Self, Error> {
         let value = object(value, at)?;
         let schema = value.get("inputSchema").ok_or_else(|| format!("{at}.inputSchema is required"))?;
-        Ok(Self {
-            name: required(value, at, "name")?,
-            description: string(value, at, "description")?.unwrap_or_default(),
-            input_schema: object(schema, &format!("{at}.inputSchema"))?.clone(),
-        })
+        let mut first = First::default();
+        let name = first.take(required(value, at, "name"));
+        let description = first.take(string(value, at, "description")).unwrap_or_default();
+        let input_schema =
+            first.take(object(schema, &format!("{at}.inputSchema")).map(Some)).cloned().unwrap_or_default();
+        first.or(Self { name, description, input_schema })
     }
 
     fn to_json(&self) -> Json {
@@ -157,33 +165,37 @@ impl ModelSettings {
     /// `format`, `info`, `fetch` and `request`, which the binding reads itself).
     pub fn from_json(value: &Json, at: &str) -> Result<Self, Error> {
         let value = object(value, at)?;
+        let mut first = First::default();
         let mut headers = Headers::new();
         match value.get("headers") {
             None | Some(Json::Null) => {}
             Some(Json::Object(members)) => {
                 for (name, v) in members {
-                    let v = v.as_str().ok_or_else(|| format!("{at}.headers[\"{name}\"] must be a string"))?;
-                    if v.contains(['\r', '\n']) || name.contains(['\r', '\n', ':']) || name.is_empty() {
-                        return Err(format!("{at}.headers[\"{name}\"] is not a valid header (line breaks or `:`)"));
+                    match v.as_str() {
+                        None => first.note(format!("{at}.headers[\"{name}\"] must be a string")),
+                        Some(v) if v.contains(['\r', '\n']) || name.contains(['\r', '\n', ':']) || name.is_empty() => {
+                            first.note(format!("{at}.headers[\"{name}\"] is not a valid header (line breaks or `:`)"));
+                        }
+                        Some(v) => headers.insert(name, v),
                     }
-                    headers.insert(name, v);
                 }
             }
-            Some(_) => return Err(format!("{at}.headers must be an object")),
+            Some(_) => first.note(format!("{at}.headers must be an object")),
         }
-        Ok(Self {
-            id: string(value, at, "id")?.unwrap_or_default(),
-            max_tokens: count(value, at, "maxTokens")?,
-            temperature: number(value, at, "temperature")?,
-            reasoning_budget: count(value, at, "reasoningBudget")?,
-            reasoning_effort: string(value, at, "reasoningEffort")?,
+        let settings = Self {
+            id: first.take(string(value, at, "id")).unwrap_or_default(),
+            max_tokens: first.take(count(value, at, "maxTokens")),
+            temperature: first.take(number(value, at, "temperature")),
+            reasoning_budget: first.take(count(value, at, "reasoningBudget")),
+            reasoning_effort: first.take(string(value, at, "reasoningEffort")),
             headers,
-            base_url: string(value, at, "baseUrl")?,
-            api_key: string(value, at, "apiKey")?,
-            prompt_cache: flag(value, at, "promptCache")?,
-            browser: flag(value, at, "browser")?,
-            store: fields::flag(value, at, "store")?,
-        })
+            base_url: first.take(string(value, at, "baseUrl")),
+            api_key: first.take(string(value, at, "apiKey")),
+            prompt_cache: first.take(flag(value, at, "promptCache")),
+            browser: first.take(flag(value, at, "browser")),
+            store: first.take(fields::flag(value, at, "store")),
+        };
+        first.or(settings)
     }
 
     /// The settings as JSON (the API key included: this goes to the host's own code).
@@ -227,16 +239,18 @@ impl HttpRequest {
 /// Reads a model's limits and prices (`{contextWindow?, maxOutput?, inputPrice?, …}`).
 pub fn model_info_from_json(value: &Json, at: &str) -> Result<ModelInfo, Error> {
     let value = object(value, at)?;
-    Ok(ModelInfo {
-        context_window: count(value, at, "contextWindow")?,
-        max_output: count(value, at, "maxOutput")?,
-        input_price: amount(value, at, "inputPrice")?,
-        output_price: amount(value, at, "outputPrice")?,
-        cache_write_price: amount(value, at, "cacheWritePrice")?,
-        cache_read_price: amount(value, at, "cacheReadPrice")?,
-        supports_prompt_cache: flag(value, at, "supportsPromptCache")?,
-        supports_compaction: flag(value, at, "supportsCompaction")?,
-    })
+    let mut first = First::default();
+    let info = ModelInfo {
+        context_window: first.take(count(value, at, "contextWindow")),
+        max_output: first.take(count(value, at, "maxOutput")),
+        input_price: first.take(amount(value, at, "inputPrice")),
+        output_price: first.take(amount(value, at, "outputPrice")),
+        cache_write_price: first.take(amount(value, at, "cacheWritePrice")),
+        cache_read_price: first.take(amount(value, at, "cacheReadPrice")),
+        supports_prompt_cache: first.take(flag(value, at, "supportsPromptCache")),
+        supports_compaction: first.take(flag(value, at, "supportsCompaction")),
+    };
+    first.or(info)
 }
 
 /// Reads token counts (`{inputTokens?, outputTokens?, cacheWriteTokens?, cacheReadTokens?,
