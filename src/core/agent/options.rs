@@ -11,6 +11,7 @@ use super::config::{
 use super::context::texts::SUMMARIZE_TASK;
 use super::context::{ContextConfig, Strategy};
 use super::mcp;
+use crate::core::first::First;
 use crate::core::json::fields::{amount, count, flag, list, object, object_member, required, string};
 use crate::core::json::Json;
 use crate::core::request::{model_info_from_json, ModelSettings};
@@ -96,8 +97,8 @@ impl TaskOptions {
         let fns = Functions(functions);
         let options = object(options, "options").map_err(|_| "new Task(options) needs an options object".to_owned())?;
         let model = object_member(options, "options", "model")?.ok_or("options.model is required")?;
-        let mut first = FirstError(None);
-        let format = match first.keep(string(model, "options.model", "format")).as_deref() {
+        let mut first = First::default();
+        let format = match first.take(string(model, "options.model", "format")).as_deref() {
             None => Format::Anthropic,
             Some(name) => name.parse().unwrap_or_else(|_| {
                 first.note(FORMAT_NAMES.into());
@@ -105,10 +106,10 @@ impl TaskOptions {
             }),
         };
         let empty = Json::object();
-        let mut section = |name: &str| first.keep(object_member(options, "options", name)).unwrap_or(&empty);
+        let mut section = |name: &str| first.take(object_member(options, "options", name)).unwrap_or(&empty);
         let (auto, retry, timeouts) = (section("autoApprove"), section("retry"), section("timeouts"));
         let (limits, checkpoint, hooks) = (section("limits"), section("checkpoint"), section("hooks"));
-        let tool_calling = match first.keep(string(options, "options", "toolCalling")).as_deref() {
+        let tool_calling = match first.take(string(options, "options", "toolCalling")).as_deref() {
             None | Some("xml") => ToolCalling::Xml,
             Some("native") => ToolCalling::Native,
             Some(_) => {
@@ -118,10 +119,10 @@ impl TaskOptions {
         };
         let mut hook_slots: [Option<Slot>; 5] = Default::default();
         for (slot, name) in hook_slots.iter_mut().zip(HOOK_NAMES) {
-            *slot = first.keep(fns.get(hooks, "options.hooks", name));
+            *slot = first.take(fns.get(hooks, "options.hooks", name));
         }
         // NOTE: 0 turns a timeout off; absent keeps the default.
-        let mut timeout = |key: &str, default: Option<u64>| match first.keep(count(timeouts, "options.timeouts", key)) {
+        let mut timeout = |key: &str, default: Option<u64>| match first.take(count(timeouts, "options.timeouts", key)) {
             Some(0) => None,
             Some(ms) => Some(ms),
             None => default,
@@ -135,58 +136,58 @@ impl TaskOptions {
         let retry_defaults = RetryPolicy::default();
         let retry = RetryPolicy {
             max_retries: first
-                .keep(count(retry, "options.retry", "maxRetries"))
+                .take(count(retry, "options.retry", "maxRetries"))
                 .map_or(retry_defaults.max_retries, |n| n.min(1_000) as u32),
             base_delay_ms: first
-                .keep(count(retry, "options.retry", "baseDelayMs"))
+                .take(count(retry, "options.retry", "baseDelayMs"))
                 .unwrap_or(retry_defaults.base_delay_ms),
             max_delay_ms: first
-                .keep(count(retry, "options.retry", "maxDelayMs"))
+                .take(count(retry, "options.retry", "maxDelayMs"))
                 .unwrap_or(retry_defaults.max_delay_ms),
         };
         let limits = Limits {
-            max_requests: first.keep(count(limits, "options.limits", "maxRequests")),
-            max_cost: first.keep(amount(limits, "options.limits", "maxCost")),
+            max_requests: first.take(count(limits, "options.limits", "maxRequests")),
+            max_cost: first.take(amount(limits, "options.limits", "maxCost")),
         };
         let auto_approve = AutoApprove {
-            read_only: first.keep(flag(auto, "options.autoApprove", "readOnly")).unwrap_or(false),
-            all: first.keep(flag(auto, "options.autoApprove", "all")).unwrap_or(false),
+            read_only: first.take(flag(auto, "options.autoApprove", "readOnly")).unwrap_or(false),
+            all: first.take(flag(auto, "options.autoApprove", "all")).unwrap_or(false),
         };
-        let yolo = first.keep(flag(options, "options", "yolo")).unwrap_or(false);
+        let yolo = first.take(flag(options, "options", "yolo")).unwrap_or(false);
         let max_consecutive_mistakes = first
-            .keep(count(options, "options", "maxConsecutiveMistakes"))
+            .take(count(options, "options", "maxConsecutiveMistakes"))
             .map_or(DEFAULT_MAX_CONSECUTIVE_MISTAKES, |n| n.min(u64::from(u32::MAX)) as u32);
-        let parallel_tool_calling = first.keep(flag(options, "options", "parallelToolCalling")).unwrap_or(false);
+        let parallel_tool_calling = first.take(flag(options, "options", "parallelToolCalling")).unwrap_or(false);
         let presentation_interval_ms =
-            first.keep(count(options, "options", "presentationIntervalMs")).unwrap_or(DEFAULT_PRESENTATION_INTERVAL_MS);
-        let checkpoint_save = first.keep(fns.get(checkpoint, "options.checkpoint", "save"));
-        let checkpoint_initial = first.keep(fns.get(checkpoint, "options.checkpoint", "initial"));
-        let say = first.keep(fns.get(options, "options", "say"));
-        let ask = first.keep(fns.get(options, "options", "ask"));
-        let persist = first.keep(fns.get(options, "options", "persist"));
+            first.take(count(options, "options", "presentationIntervalMs")).unwrap_or(DEFAULT_PRESENTATION_INTERVAL_MS);
+        let checkpoint_save = first.take(fns.get(checkpoint, "options.checkpoint", "save"));
+        let checkpoint_initial = first.take(fns.get(checkpoint, "options.checkpoint", "initial"));
+        let say = first.take(fns.get(options, "options", "say"));
+        let ask = first.take(fns.get(options, "options", "ask"));
+        let persist = first.take(fns.get(options, "options", "persist"));
         let clock = clock(options, &fns, &mut first);
-        let fetch = first.keep(fns.get(model, "options.model", "fetch"));
-        let request = first.keep(fns.get(model, "options.model", "request"));
-        let info = match first.keep(object_member(model, "options.model", "info")) {
-            Some(info) => first.keep(model_info_from_json(info, "options.model.info").map(Some)).unwrap_or_default(),
+        let fetch = first.take(fns.get(model, "options.model", "fetch"));
+        let request = first.take(fns.get(model, "options.model", "request"));
+        let info = match first.take(object_member(model, "options.model", "info")) {
+            Some(info) => first.take(model_info_from_json(info, "options.model.info").map(Some)).unwrap_or_default(),
             None => ModelInfo::default(),
         };
-        let system_prompt = first.keep(string(options, "options", "systemPrompt"));
-        let rules = first.keep(string(options, "options", "rules"));
-        let environment = first.keep(string(options, "options", "environment"));
-        let settings = first.keep(ModelSettings::from_json(model, "options.model").map(Some)).unwrap_or_default();
+        let system_prompt = first.take(string(options, "options", "systemPrompt"));
+        let rules = first.take(string(options, "options", "rules"));
+        let environment = first.take(string(options, "options", "environment"));
+        let settings = first.take(ModelSettings::from_json(model, "options.model").map(Some)).unwrap_or_default();
         let (tools, tool_slots) = tools(options, &fns, &mut first);
         let (mcp_servers, mcp_clients) = mcp_servers(options, &mut first);
         let context_at = options.get("contextManagement");
         let summarize = context_at.and_then(|c| c.get("summarize"));
         let read_required_files = match summarize {
             Some(summarize) if summarize.is_object() => {
-                first.keep(fns.get(summarize, "options.contextManagement.summarize", "readRequiredFiles"))
+                first.take(fns.get(summarize, "options.contextManagement.summarize", "readRequiredFiles"))
             }
             _ => None,
         };
         let context = first
-            .keep(
+            .take(
                 ContextConfig::from_json(options, &settings.id, &info, format, read_required_files.is_some()).map(Some),
             )
             .unwrap_or_default();
@@ -199,9 +200,7 @@ impl TaskOptions {
                 "options.tools[{i}].name names the tool the summarize strategy gives the model ({SUMMARIZE_TASK})"
             ));
         }
-        if let Some(error) = first.0 {
-            return Err(error);
-        }
+        first.or(())?;
         let config = TaskConfig {
             format,
             info,
@@ -255,8 +254,8 @@ impl TaskOptions {
 /// list of clients (what the JavaScript host makes of any object with `listTools` and
 /// `callTool` methods, wherever it is), or `true` from a host that pairs servers with their
 /// clients itself.
-fn mcp_servers(options: &Json, first: &mut FirstError) -> (Vec<McpServerSettings>, Vec<Option<Slot>>) {
-    let servers = first.keep(list(options, "options", "mcpServers").map(Some)).unwrap_or_default();
+fn mcp_servers(options: &Json, first: &mut First) -> (Vec<McpServerSettings>, Vec<Option<Slot>>) {
+    let servers = first.take(list(options, "options", "mcpServers").map(Some)).unwrap_or_default();
     let mut settings = Vec::new();
     let mut clients = Vec::new();
     for (i, server) in servers.iter().enumerate() {
@@ -296,29 +295,6 @@ fn mcp_servers(options: &Json, first: &mut FirstError) -> (Vec<McpServerSettings
     (settings, clients)
 }
 
-/// The first error of a reading that goes on past errors. NOTE: each setting is read on its
-/// own and a bad one reads as absent, so no read returns early (an early return at each read,
-/// dropping what is live there, made this reader larger).
-struct FirstError(Option<String>);
-
-impl FirstError {
-    /// The value read, or `None` (noting the error) when it could not be. NOTE: one call
-    /// instead of the same `match` inlined at each of the reader's 40 reads (about 60 B
-    /// gzipped less).
-    #[inline(never)]
-    fn keep<T>(&mut self, read: Result<Option<T>, String>) -> Option<T> {
-        read.unwrap_or_else(|error| {
-            self.note(error);
-            None
-        })
-    }
-
-    /// Notes an error, unless one came first.
-    fn note(&mut self, error: String) {
-        self.0.get_or_insert(error);
-    }
-}
-
 /// The host's functions, by count.
 struct Functions(usize);
 
@@ -340,12 +316,12 @@ impl Functions {
 
 /// `options.clock`: `now` is required; `setTimeout` and `clearTimeout` come together or not
 /// at all (errors noted in `first`).
-fn clock(options: &Json, fns: &Functions, first: &mut FirstError) -> Option<ClockSlots> {
-    let clock = first.keep(object_member(options, "options", "clock"))?;
+fn clock(options: &Json, fns: &Functions, first: &mut First) -> Option<ClockSlots> {
+    let clock = first.take(object_member(options, "options", "clock"))?;
     let at = "options.clock";
-    let now = first.keep(fns.get(clock, at, "now"));
-    let set = first.keep(fns.get(clock, at, "setTimeout"));
-    let clear = first.keep(fns.get(clock, at, "clearTimeout"));
+    let now = first.take(fns.get(clock, at, "now"));
+    let set = first.take(fns.get(clock, at, "setTimeout"));
+    let clear = first.take(fns.get(clock, at, "clearTimeout"));
     let timers = match (set, clear) {
         (Some(set), Some(clear)) => Some((set, clear)),
         (None, None) => None,
@@ -363,36 +339,36 @@ fn clock(options: &Json, fns: &Functions, first: &mut FirstError) -> Option<Cloc
 
 /// `options.tools`: the specs and, per tool, its name and callbacks' slots (errors noted in
 /// `first`; a tool that cannot be read is left out).
-fn tools(options: &Json, fns: &Functions, first: &mut FirstError) -> (Vec<ToolSpec>, Vec<ToolSlots>) {
+fn tools(options: &Json, fns: &Functions, first: &mut First) -> (Vec<ToolSpec>, Vec<ToolSlots>) {
     let mut specs = Vec::new();
     let mut slots = Vec::new();
-    for (i, tool) in first.keep(list(options, "options", "tools").map(Some)).unwrap_or_default().iter().enumerate() {
+    for (i, tool) in first.take(list(options, "options", "tools").map(Some)).unwrap_or_default().iter().enumerate() {
         let at = format!("options.tools[{i}]");
-        let Some(tool) = first.keep(object(tool, &at).map(Some)) else { continue };
-        let name = first.keep(required(tool, &at, "name").map(Some)).unwrap_or_default();
-        let execute = first.keep(fns.get(tool, &at, "execute"));
+        let Some(tool) = first.take(object(tool, &at).map(Some)) else { continue };
+        let name = first.take(required(tool, &at, "name").map(Some)).unwrap_or_default();
+        let execute = first.take(fns.get(tool, &at, "execute"));
         if execute.is_none() {
             first.note(format!("{at}.execute is required"));
         }
-        let describe = first.keep(fns.get(tool, &at, "describe"));
+        let describe = first.take(fns.get(tool, &at, "describe"));
         let mut parameters = Vec::new();
-        for (j, param) in first.keep(list(tool, &at, "parameters").map(Some)).unwrap_or_default().iter().enumerate() {
+        for (j, param) in first.take(list(tool, &at, "parameters").map(Some)).unwrap_or_default().iter().enumerate() {
             let pat = format!("{at}.parameters[{j}]");
-            let Some(param) = first.keep(object(param, &pat).map(Some)) else { continue };
+            let Some(param) = first.take(object(param, &pat).map(Some)) else { continue };
             parameters.push(ParamSpec {
-                name: first.keep(required(param, &pat, "name").map(Some)).unwrap_or_default(),
-                description: first.keep(string(param, &pat, "description")).unwrap_or_default(),
-                required: first.keep(flag(param, &pat, "required")).unwrap_or(false),
+                name: first.take(required(param, &pat, "name").map(Some)).unwrap_or_default(),
+                description: first.take(string(param, &pat, "description")).unwrap_or_default(),
+                required: first.take(flag(param, &pat, "required")).unwrap_or(false),
             });
         }
         specs.push(ToolSpec {
             name: name.clone(),
-            description: first.keep(string(tool, &at, "description")).unwrap_or_default(),
+            description: first.take(string(tool, &at, "description")).unwrap_or_default(),
             parameters,
-            input_schema: first.keep(object_member(tool, &at, "inputSchema")).map(Json::to_string),
-            read_only: first.keep(flag(tool, &at, "readOnly")).unwrap_or(false),
-            idempotent: first.keep(flag(tool, &at, "idempotent")).unwrap_or(false),
-            timeout_ms: first.keep(count(tool, &at, "timeoutMs")),
+            input_schema: first.take(object_member(tool, &at, "inputSchema")).map(Json::to_string),
+            read_only: first.take(flag(tool, &at, "readOnly")).unwrap_or(false),
+            idempotent: first.take(flag(tool, &at, "idempotent")).unwrap_or(false),
+            timeout_ms: first.take(count(tool, &at, "timeoutMs")),
             describe: describe.is_some(),
             ..ToolSpec::default()
         });

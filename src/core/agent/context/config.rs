@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::core::first::First;
 use crate::core::json::fields::{flag, list, object_member, string};
 use crate::core::json::Json;
 use crate::core::stream::model::ModelInfo;
@@ -175,61 +176,60 @@ impl ContextConfig {
         let Some(value) = object_member(options, "options", "contextManagement")? else {
             return Ok(Self::default());
         };
-        let mut first = None;
-        let strategy = match keep(&mut first, string(value, AT, "strategy")).as_deref() {
+        let mut first = First::default();
+        let strategy = match first.take(string(value, AT, "strategy")).as_deref() {
             None | Some("truncate") => Strategy::Truncate,
             Some("summarize") => Strategy::Summarize,
             Some("edit") => Strategy::Edit,
             Some("native") => Strategy::Native,
             Some("auto") => Strategy::Auto,
             Some(_) => {
-                return Err(must(AT, "strategy", "\"truncate\", \"summarize\", \"edit\", \"native\" or \"auto\""))
+                first.note(must(AT, "strategy", "\"truncate\", \"summarize\", \"edit\", \"native\" or \"auto\""));
+                Strategy::Truncate
             }
         };
         let positive = |field: &str| match whole(value, AT, field) {
             Ok(Some(0)) | Err(_) => Err(must(AT, field, "a positive whole number")),
             other => other,
         };
-        let max_context_tokens = positive("maxContextTokens")?;
-        let max_consecutive_compactions = positive("maxConsecutiveCompactions")?.unwrap_or(3);
+        let max_context_tokens = first.take(positive("maxContextTokens"));
+        let max_consecutive_compactions = first.take(positive("maxConsecutiveCompactions")).unwrap_or(3);
         let edit = match value.get("edit") {
             None | Some(Json::Bool(false) | Json::Null) => None,
             Some(Json::Bool(true)) => Some(EditConfig::default()),
-            Some(edit) => Some(edit_config(edit)?),
+            Some(edit) => first.take(edit_config(edit).map(Some)),
         };
         let edit = if strategy == Strategy::Edit { Some(edit.unwrap_or_default()) } else { edit };
         let empty = Json::object();
-        let summarize = keep(&mut first, object_member(value, AT, "summarize")).unwrap_or(&empty);
-        let all_models = match keep(&mut first, string(summarize, SUMMARIZE_AT, "models")).as_deref() {
+        let summarize = first.take(object_member(value, AT, "summarize")).unwrap_or(&empty);
+        let all_models = match first.take(string(summarize, SUMMARIZE_AT, "models")).as_deref() {
             None | Some("next-gen") => false,
             Some("all") => true,
-            Some(_) => return Err(must(SUMMARIZE_AT, "models", "\"next-gen\" or \"all\"")),
+            Some(_) => {
+                first.note(must(SUMMARIZE_AT, "models", "\"next-gen\" or \"all\""));
+                false
+            }
         };
         let summarize = SummarizeConfig {
             all_models,
-            instructions: keep(&mut first, string(summarize, SUMMARIZE_AT, "instructions")),
+            instructions: first.take(string(summarize, SUMMARIZE_AT, "instructions")),
             read_required_files,
         };
-        let native = keep(&mut first, object_member(value, AT, "native")).unwrap_or(&empty);
-        match keep(&mut first, string(native, NATIVE_AT, "openai")).as_deref() {
-            None | Some("inline") => {}
+        let native = first.take(object_member(value, AT, "native")).unwrap_or(&empty);
+        if !matches!(first.take(string(native, NATIVE_AT, "openai")).as_deref(), None | Some("inline")) {
             // NOTE: compaction through `/responses/compact` (CONTEXT §6.3) is not built yet.
-            Some(_) => return Err(must(NATIVE_AT, "openai", "\"inline\" (\"endpoint\" is not supported yet)")),
+            first.note(must(NATIVE_AT, "openai", "\"inline\" (\"endpoint\" is not supported yet)"));
         }
-        let mut flag_or =
-            |field: &str, default: bool| keep(&mut first, flag(native, NATIVE_AT, field)).unwrap_or(default);
+        let mut flag_or = |field: &str, default: bool| first.take(flag(native, NATIVE_AT, field)).unwrap_or(default);
         let (pause_after_compaction, drop_compacted, server_edits) =
             (flag_or("pauseAfterCompaction", true), flag_or("dropCompacted", true), flag_or("serverEdits", false));
         let native = NativeConfig {
-            instructions: keep(&mut first, string(native, NATIVE_AT, "instructions")),
+            instructions: first.take(string(native, NATIVE_AT, "instructions")),
             pause_after_compaction,
             drop_compacted,
             endpoint: false,
             server_edits,
         };
-        if let Some(error) = first {
-            return Err(error);
-        }
         let has = |name: &str| crate::core::text::contains(model_id, name);
         let mut config = Self {
             strategy,
@@ -251,14 +251,16 @@ impl ContextConfig {
             _ => false,
         };
         if strategy == Strategy::Native && !config.native_supported {
-            return Err([
-                AT,
-                ".strategy \"native\" needs OpenAI Responses, or Anthropic with a listed model (or \
-                 model.info.supportsCompaction) and a limit of at least 50000 tokens",
-            ]
-            .concat());
+            first.note(
+                [
+                    AT,
+                    ".strategy \"native\" needs OpenAI Responses, or Anthropic with a listed model (or \
+                     model.info.supportsCompaction) and a limit of at least 50000 tokens",
+                ]
+                .concat(),
+            );
         }
-        Ok(config)
+        first.or(config)
     }
 }
 
@@ -267,16 +269,6 @@ const AT: &str = "options.contextManagement";
 const EDIT_AT: &str = "options.contextManagement.edit";
 const SUMMARIZE_AT: &str = "options.contextManagement.summarize";
 const NATIVE_AT: &str = "options.contextManagement.native";
-
-/// The value read, or `None` noting the first error in `first` (one call instead of the same
-/// early return at each read).
-#[inline(never)]
-fn keep<T>(first: &mut Option<String>, read: Result<Option<T>, String>) -> Option<T> {
-    read.unwrap_or_else(|error| {
-        first.get_or_insert(error);
-        None
-    })
-}
 
 /// `<at>.<field> must be <what>`.
 fn must(at: &str, field: &str, what: &str) -> String {
@@ -297,24 +289,32 @@ fn edit_config(edit: &Json) -> Result<EditConfig, String> {
     if !edit.is_object() {
         return Err([at, " must be false, true or an object"].concat());
     }
+    let mut first = First::default();
     let keep_thinking_turns = match edit.get("keepThinkingTurns") {
         None => Some(1),
         Some(Json::String(all)) if all == "all" => None,
         Some(_) => match whole(edit, at, "keepThinkingTurns") {
             Ok(Some(turns)) => Some(turns),
-            _ => return Err(must(at, "keepThinkingTurns", "a whole number or \"all\"")),
+            _ => {
+                first.note(must(at, "keepThinkingTurns", "a whole number or \"all\""));
+                None
+            }
         },
     };
     let mut exclude_tools = Vec::new();
-    for name in list(edit, at, "excludeTools")? {
-        exclude_tools.push(name.as_str().ok_or_else(|| must(at, "excludeTools", "tool names"))?.to_owned());
+    for name in first.take(list(edit, at, "excludeTools")) {
+        match name.as_str() {
+            Some(name) => exclude_tools.push(name.to_owned()),
+            None => first.note(must(at, "excludeTools", "tool names")),
+        }
     }
-    Ok(EditConfig {
-        keep_tool_uses: whole(edit, at, "keepToolUses")?.unwrap_or(3),
+    let config = EditConfig {
+        keep_tool_uses: first.take(whole(edit, at, "keepToolUses")).unwrap_or(3),
         keep_thinking_turns,
         exclude_tools,
-        clear_tool_inputs: flag(edit, at, "clearToolInputs")?.unwrap_or(false),
-        clear_at_least: whole(edit, at, "clearAtLeast")?.unwrap_or(0),
-        placeholder: string(edit, at, "placeholder")?,
-    })
+        clear_tool_inputs: first.take(flag(edit, at, "clearToolInputs")).unwrap_or(false),
+        clear_at_least: first.take(whole(edit, at, "clearAtLeast")).unwrap_or(0),
+        placeholder: first.take(string(edit, at, "placeholder")),
+    };
+    first.or(config)
 }
