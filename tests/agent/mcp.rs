@@ -403,12 +403,45 @@ fn the_first_byte_timeout_starts_when_the_stream_opens_after_a_slow_listing() {
     task.handle_mcp_servers(10_000, listing, &catalog());
     let effects: Vec<Effect> = std::iter::from_fn(|| task.poll_effect()).collect();
     assert!(effects.iter().any(|e| matches!(e, Effect::OpenStream { .. })));
-    assert!(
-        effects.iter().any(|e| matches!(e, Effect::WakeAt(Some(10_050)))) || task.state() == "stream",
-        "{effects:?}"
-    );
+    assert!(effects.iter().any(|e| matches!(e, Effect::WakeAt(Some(10_050)))), "{effects:?}");
     task.handle_timeout(10_010);
     assert_eq!(task.state(), "stream", "no timeout 10 ms after the stream opened");
+}
+
+#[test]
+fn a_request_sent_after_a_listing_times_out_when_its_first_byte_never_comes() {
+    let config =
+        TaskConfig { timeouts: clew::agent::Timeouts { first_byte_ms: Some(50), idle_ms: None }, ..mcp_config() };
+    let mut task = Task::new(config).unwrap();
+    task.start(0, "t", Vec::new());
+    let listing = std::iter::from_fn(|| task.poll_effect())
+        .find_map(|e| match e {
+            Effect::ListMcpServers { id } => Some(id),
+            _ => None,
+        })
+        .expect("a listing before the request");
+    task.handle_mcp_servers(5, listing, &catalog());
+    let effects: Vec<Effect> = std::iter::from_fn(|| task.poll_effect()).collect();
+    let stream = effects.iter().find_map(|e| match e {
+        Effect::OpenStream { stream, .. } => Some(*stream),
+        _ => None,
+    });
+    // The host wakes the task only when asked: without the wake-up, a model that never
+    // answers would keep the task waiting for ever.
+    let wake = effects.iter().rev().find_map(|e| match e {
+        Effect::WakeAt(at) => Some(*at),
+        _ => None,
+    });
+    assert_eq!((stream.is_some(), wake), (true, Some(Some(55))), "the last wake-up asked for: {effects:?}");
+    task.handle_timeout(55);
+    let effects: Vec<Effect> = std::iter::from_fn(|| task.poll_effect()).collect();
+    assert!(
+        effects.iter().any(|e| matches!(e, Effect::CancelStream { stream: s } if Some(*s) == stream)),
+        "{effects:?}"
+    );
+    let retry =
+        task.messages().iter().find(|m| m.kind == MessageKind::Say(SayKind::ErrorRetry)).map(|m| m.text.clone());
+    assert!(retry.is_some_and(|text| text.contains("CLEW_TIMEOUT")), "{:?}", task.messages());
 }
 
 #[test]

@@ -89,6 +89,8 @@ impl Task {
         } else {
             self.ctx.effects.push_back(Effect::ListMcpServers { id });
         }
+        // NOTE: the request that went out waits for its first byte: its deadline's wake-up.
+        self.advance();
     }
 
     /// Stream `stream` could not be opened or read (HTTP error, network error).
