@@ -4,8 +4,8 @@
 //! blocks, and blocks aligned to more than 8, go to talc. NOTE: about a tenth of the time from
 //! `new Task` to the first text went to talc's bookkeeping for such blocks (JSON values,
 //! short strings, boxed closures, futures); recycled, the first text comes about 0.95x as
-//! late and a task's round costs 0.92-0.99x (benches/wasm/compare.mjs side by side, about
-//! 60 B gzipped; BENCHMARKS.md). A recycled block is never given back to talc: the memory the
+//! late and a task's round costs 0.92-0.99x (benches/wasm/compare.mjs side by side, for
+//! 186 B gzipped; BENCHMARKS.md). A recycled block is never given back to talc: the memory the
 //! small blocks hold is at most what they held at their peak, as talc's pages already were.
 
 use std::alloc::{GlobalAlloc, Layout};
