@@ -9,9 +9,11 @@
 mod allocator;
 mod args;
 mod blocks_js;
+mod decoding;
 #[cfg(not(feature = "without-task"))]
 mod driver;
 mod error;
+mod inbox;
 #[cfg(not(feature = "without-task"))]
 mod js_call;
 mod json_js;

@@ -2,15 +2,13 @@
 //! `sseDecoder(format)` (a `TransformStream`), and `readModelStream(response, format)` (a
 //! fetch `Response` to a stream of chunks, HTTP errors included).
 
-use std::cell::RefCell;
-use std::rc::Rc;
-
 use js_sys::{Array, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{ReadableStream, TransformStream};
 
 use super::args;
+use super::decoding::decoder_functions;
 use super::error::{stream_error, type_error, Code};
 use crate::core::conversation::strings_json;
 use crate::core::stream::{Chunk, Format, StreamDecoder as CoreDecoder, StreamError};
@@ -51,7 +49,7 @@ fn chunks_to_js(chunks: &[Chunk]) -> Array {
 /// its fields (js/boundary/chunks.js `clew_chunk`). One `JSON.parse` of all the chunks as text
 /// costs more when a push completes one event (a read loop that gets one event per read),
 /// and no less for 4 KiB pieces (benches/wasm/wasm-streams.mjs).
-fn chunks_into(chunks: &[Chunk], out: &Array) {
+pub(super) fn chunks_into(chunks: &[Chunk], out: &Array) {
     for chunk in chunks {
         let json;
         let (kind, a, b, c, d, e) = match chunk {
@@ -180,80 +178,6 @@ pub fn sse_decoder(
     #[wasm_bindgen(unchecked_param_type = "StreamFormat")] format: JsValue,
 ) -> Result<TransformStream, JsValue> {
     Ok(decoder_stream(args::format(&format)?))
-}
-
-/// The bytes of a read the read loops can write into the wasm at once (the task's, and
-/// [`decoder_functions`]'s); a longer read crosses as a value and is copied.
-pub(super) const INBOX_BYTES: usize = 16 * 1024;
-
-/// The most room an inbox announces (its answer to a read loop holds the room above 2^32).
-const MAX_INBOX_ROOM: usize = 1 << 20;
-
-/// Where `inbox` is, as a read loop reads it: `room * 2^32 + address`.
-pub(super) fn room_of(inbox: &[u8]) -> f64 {
-    let room = inbox.len().min(MAX_INBOX_ROOM) as f64;
-    room * 4_294_967_296.0 + inbox.as_ptr() as usize as f64
-}
-
-/// A decoder's state between the pieces its JS functions push.
-struct Decoding {
-    decoder: CoreDecoder,
-    chunks: Vec<Chunk>,
-    /// Where JS writes a piece that fits before pushing its length.
-    inbox: Vec<u8>,
-    /// A piece that did not fit, or was not bytes, copied here; it becomes the inbox when it
-    /// is the larger.
-    spill: Vec<u8>,
-}
-
-/// The decoder as two JS functions and where its inbox is first (`room_of`):
-/// `push(length, value, out)` takes a piece (`length` bytes already written at the inbox, or
-/// with `length` -1 the piece itself) and appends the chunks it completed to `out`; it
-/// answers where the inbox now is, or the error that ends the stream. `finish(out)` appends
-/// the last chunks and answers the error, if any. NOTE: one crossing per piece, its bytes
-/// copied by one `set` on a view of the wasm's memory, and no result object (js/boundary/
-/// chunks.js `feeder`; about 0.9x an `sseDecoder`'s events, benches/wasm/compare.mjs).
-fn decoder_functions(format: Format) -> (JsValue, JsValue, f64) {
-    let inbox = vec![0; INBOX_BYTES];
-    let first = room_of(&inbox);
-    let state = Rc::new(RefCell::new(Decoding {
-        decoder: CoreDecoder::new(format),
-        chunks: Vec::new(),
-        inbox,
-        spill: Vec::new(),
-    }));
-    let pushing = Rc::clone(&state);
-    let push =
-        Closure::<dyn FnMut(i32, JsValue, Array) -> JsValue>::new(move |length: i32, piece: JsValue, out: Array| {
-            let mut guard = pushing.borrow_mut();
-            let Decoding { decoder, chunks, inbox, spill } = &mut *guard;
-            let bytes = match usize::try_from(length) {
-                Ok(length) => inbox.get(..length).unwrap_or_default(),
-                Err(_) => match args::bytes_or_text(&piece, "a chunk", spill) {
-                    Ok(()) => spill.as_slice(),
-                    Err(error) => return error,
-                },
-            };
-            let outcome = decoder.push(bytes, chunks);
-            chunks_into(chunks, &out);
-            chunks.clear();
-            if let Err(error) = outcome {
-                return stream_error(&error);
-            }
-            if spill.len() > inbox.len() {
-                std::mem::swap(inbox, spill);
-            }
-            JsValue::from(room_of(inbox))
-        });
-    let finish = Closure::<dyn FnMut(Array) -> JsValue>::new(move |out: Array| {
-        let mut guard = state.borrow_mut();
-        let Decoding { decoder, chunks, .. } = &mut *guard;
-        let outcome = decoder.finish(chunks);
-        chunks_into(chunks, &out);
-        chunks.clear();
-        outcome.err().map_or(JsValue::UNDEFINED, |error| stream_error(&error))
-    });
-    (push.into_js_value(), finish.into_js_value(), first)
 }
 
 fn decoder_stream(format: Format) -> TransformStream {

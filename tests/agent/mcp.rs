@@ -384,10 +384,8 @@ fn native_mode_offers_access_mcp_resource_only_when_a_server_has_resources() {
     }
 }
 
-#[test]
-fn the_first_byte_timeout_starts_when_the_stream_opens_after_a_slow_listing() {
-    let config =
-        TaskConfig { timeouts: clew::agent::Timeouts { first_byte_ms: Some(50), idle_ms: None }, ..mcp_config() };
+/// A task started with `config`, and the id of the listing it asks for before its request.
+fn started_listing(config: TaskConfig) -> (Task, u64) {
     let mut task = Task::new(config).unwrap();
     task.start(0, "t", Vec::new());
     let listing = std::iter::from_fn(|| task.poll_effect())
@@ -396,6 +394,14 @@ fn the_first_byte_timeout_starts_when_the_stream_opens_after_a_slow_listing() {
             _ => None,
         })
         .expect("a listing before the request");
+    (task, listing)
+}
+
+#[test]
+fn the_first_byte_timeout_starts_when_the_stream_opens_after_a_slow_listing() {
+    let config =
+        TaskConfig { timeouts: clew::agent::Timeouts { first_byte_ms: Some(50), idle_ms: None }, ..mcp_config() };
+    let (mut task, listing) = started_listing(config);
     assert_eq!(task.state(), "listing", "no stream is open while the servers are listed");
     task.handle_timeout(5_000);
     assert_eq!(task.state(), "listing", "the first-byte timeout does not run while listing");
@@ -412,14 +418,7 @@ fn the_first_byte_timeout_starts_when_the_stream_opens_after_a_slow_listing() {
 fn a_request_sent_after_a_listing_times_out_when_its_first_byte_never_comes() {
     let config =
         TaskConfig { timeouts: clew::agent::Timeouts { first_byte_ms: Some(50), idle_ms: None }, ..mcp_config() };
-    let mut task = Task::new(config).unwrap();
-    task.start(0, "t", Vec::new());
-    let listing = std::iter::from_fn(|| task.poll_effect())
-        .find_map(|e| match e {
-            Effect::ListMcpServers { id } => Some(id),
-            _ => None,
-        })
-        .expect("a listing before the request");
+    let (mut task, listing) = started_listing(config);
     task.handle_mcp_servers(5, listing, &catalog());
     let effects: Vec<Effect> = std::iter::from_fn(|| task.poll_effect()).collect();
     let stream = effects.iter().find_map(|e| match e {

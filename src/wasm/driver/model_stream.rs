@@ -8,12 +8,13 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::AbortController;
 
+use super::super::inbox::{room_of, INBOX_BYTES};
 use super::super::js_call::{
     abort_controller, call_with, clew_abort, clew_context, clew_pump, error_message, settle, spawn, time_or_now, Push,
     NO_ABORT_CONTROLLER,
 };
 use super::super::json_js::{json_text, to_js};
-use super::super::stream::{open_response, room_of, Opened, INBOX_BYTES, USED};
+use super::super::stream::{open_response, Opened, USED};
 use super::super::task_convert::get;
 use super::Driver;
 use crate::core::request::{build_request, ModelRequest};
