@@ -1,8 +1,6 @@
 // Decoded chunks as JavaScript streams (src/wasm/stream.rs): the chunk objects of a push,
 // a `TransformStream` and a body read into a stream of chunks.
 
-import { inbox } from './inbox.js';
-
 // Waits until the readable side has handed out every chunk queued so far: erroring a
 // stream drops what its queue still holds.
 async function drained(controller) {
@@ -47,22 +45,34 @@ export function clew_usage(out, input, output, write, read, reasoning, cost) {
   out.push(put(put(put(put({ type: "usage", inputTokens: input, outputTokens: output }, "cacheWriteTokens", write), "cacheReadTokens", read), "reasoningTokens", reasoning), "totalCost", cost));
 }
 
+const ROOM = 4294967296; // 2 ** 32: `push`'s answer is room * ROOM + address
+
 // `feed(piece, out)`: a piece handed to a decoder's `push(length, value, out)` (src/wasm/
-// decoding.rs), through its inbox in the wasm's `memory` (inbox.js; at `place` before the
-// first piece). `push` appends the chunks it completed to `out` and answers the inbox's place,
-// or the error that ends the stream, which `feed` returns.
-function feeder(push, memory, place) {
-  const box = inbox(memory, place);
+// decoding.rs `decoder_functions`), which appends the chunks it completed to `out` and answers
+// where its inbox in the wasm's `memory` now is (`room * 2 ** 32 + address`; `inbox` before
+// the first piece), or the error that ends the stream, which `feed` returns. A piece of bytes
+// that fits is written at the inbox by one `set` on a view of the memory kept from piece to
+// piece, and only its length crosses; another crosses as itself (`length` -1).
+function feeder(push, memory, inbox) {
+  let heap = new Uint8Array(memory.buffer), room = Math.floor(inbox / ROOM), at = inbox % ROOM;
   return (piece, out) => {
-    const length = box.put(piece);
-    const answer = push(length, length < 0 ? piece : undefined, out);
+    let answer;
+    if (piece instanceof Uint8Array && piece.length <= room) {
+      // NOTE: a view on a buffer the memory outgrew is detached (length 0).
+      if (heap.length === 0) heap = new Uint8Array(memory.buffer);
+      heap.set(piece, at);
+      answer = push(piece.length, undefined, out);
+    } else {
+      answer = push(-1, piece, out);
+    }
     if (typeof answer !== 'number') return answer;
-    box.moved(answer);
+    room = Math.floor(answer / ROOM);
+    at = answer % ROOM;
   };
 }
 
-export function clew_transform(push, finish, memory, place) {
-  const feed = feeder(push, memory, place);
+export function clew_transform(push, finish, memory, inbox) {
+  const feed = feeder(push, memory, inbox);
   // NOTE: no promise unless the push failed (one per event cost 1-4% of a stream of events).
   const deliver = (out, error, controller) => {
     for (const chunk of out) controller.enqueue(chunk);
@@ -74,8 +84,8 @@ export function clew_transform(push, finish, memory, place) {
   });
 }
 
-export function clew_read_body(body, push, finish, memory, place) {
-  const feed = feeder(push, memory, place);
+export function clew_read_body(body, push, finish, memory, inbox) {
+  const feed = feeder(push, memory, inbox);
   let reader;
   try { reader = body.getReader(); } catch { return null; }
   let failed;

@@ -5,7 +5,8 @@
 // table each time, until every call on every object of the instance fails).
 
 import { clew_time } from './calls.js';
-import { inbox } from './inbox.js';
+
+const ROOM = 4294967296; // 2 ** 32: `push`'s answer is room * ROOM + address
 
 // A stream's controller (the task's own: only its signal is handed out) holds, as `cancel`,
 // the cancel of the read loop reading with it, or `true` once aborted: the read loop does not
@@ -23,9 +24,10 @@ export function clew_abort(controller) {
 // `push(length, value, now)` takes one read: `length` bytes already written at the wasm's
 // inbox, or, when the read did not fit or is not bytes, `length` -1 and the value itself.
 // `now` is the task's time (`clock`, a function, read as `clew_time` reads it; else the
-// host's). `push` answers -1 to stop reading, else the inbox's place (inbox.js; `first`
-// before the first read). One crossing per read.
-export async function clew_pump(stream, push, controller, memory, clock, first) {
+// host's). `push` answers -1 to stop reading, else where its inbox now is: `room * 2 ** 32 +
+// address` (`inbox` before the first read). One crossing per read, and the bytes copied by
+// one `set` on a view of the wasm's memory kept from read to read.
+export async function clew_pump(stream, push, controller, memory, clock, inbox) {
   // The reader is cancelled as soon as `controller` aborts (`clew_abort`: abort, a failure,
   // the task's end), not at the next chunk: a body that ignores the signal and never sends
   // again is released at once, with everything the read loop holds.
@@ -36,7 +38,7 @@ export async function clew_pump(stream, push, controller, memory, clock, first) 
   const cancel = (reason) => { aborted = true; reader.cancel(reason).catch(() => {}); };
   if (controller.cancel === true) { cancel(controller.signal.reason); return; }
   controller.cancel = cancel;
-  const box = inbox(memory, first);
+  let heap = new Uint8Array(memory.buffer), room = Math.floor(inbox / ROOM), at = inbox % ROOM;
   try {
     for (;;) {
       const { done, value } = await reader.read();
@@ -44,11 +46,18 @@ export async function clew_pump(stream, push, controller, memory, clock, first) 
       const now = clock === undefined ? Date.now() : clew_time(clock);
       let answer;
       try {
-        const length = box.put(value);
-        answer = push(length, length < 0 ? value : undefined, now);
+        if (value instanceof Uint8Array && value.length <= room) {
+          // NOTE: a view on a buffer the memory outgrew is detached (length 0).
+          if (heap.length === 0) heap = new Uint8Array(memory.buffer);
+          heap.set(value, at);
+          answer = push(value.length, undefined, now);
+        } else {
+          answer = push(-1, value, now);
+        }
       } catch (error) { reader.cancel().catch(() => {}); throw error; }
       if (answer < 0) { reader.cancel().catch(() => {}); return; }
-      box.moved(answer);
+      room = Math.floor(answer / ROOM);
+      at = answer % ROOM;
     }
   } finally {
     if (controller.cancel === cancel) controller.cancel = undefined;

@@ -1,4 +1,4 @@
-//! The inbox a read loop writes into (js/boundary/inbox.js): a buffer in the wasm's memory
+//! The inbox a read loop writes into (js/boundary/pump.js, and chunks.js `feeder`): a buffer in the wasm's memory
 //! where JavaScript copies each piece of bytes that fits, handing over only its length; the
 //! task's read loop (driver/model_stream.rs) and the decoders' (decoding.rs) each keep one.
 
