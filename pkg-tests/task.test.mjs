@@ -304,3 +304,65 @@ test("options.clock gives every time the task reads and runs its timer; task.fai
   assert.deepEqual([failed.error.code, failed.error.message], ["MY_WATCHDOG", "took too long"]);
   assert.equal(failing.outcome.error.code, "MY_WATCHDOG");
 });
+
+/** A `model.request` answering each request with the next of `replies`, each a list of text chunks, one per read. */
+function piecewise(replies) {
+  let n = 0;
+  return () => {
+    const encoder = new TextEncoder();
+    const pieces = replies[Math.min(n++, replies.length - 1)].map((text) => encoder.encode(JSON.stringify({ type: "text", text }) + "\n"));
+    let i = 0;
+    return new ReadableStream({ pull(c) { if (i < pieces.length) c.enqueue(pieces[i++]); else c.close(); } });
+  };
+}
+
+test("a streaming text's every partial say carries its whole text so far, whatever the say callback did to the one before", async () => {
+  // Past 1 KiB (where updates wait for an eighth more), with characters of two, three and four bytes.
+  const deltas = Array.from({ length: 600 }, (_, i) => `${i ? " " : ""}wörd${i}✓😀`);
+  const sofar = new Set(deltas.map((_, k) => deltas.slice(0, k + 1).join("")));
+  const full = deltas.join("");
+  const says = [];
+  const task = new Task({
+    model: { format: "chunks", request: piecewise([[...deltas, "\n<attempt_completion><result>ok</result></attempt_completion>"]]) },
+    presentationIntervalMs: 0,
+    say: (m) => {
+      if (m.say === "text") says.push({ ts: m.ts, text: m.text, partial: m.partial });
+      m.text = "changed by the say callback";
+    },
+    ask: (m) => (m.partial ? undefined : { response: "yesButtonClicked" }),
+  });
+  assert.equal((await task.start("go")).status, "completed");
+  assert.ok(says.length > 30, `many partial updates (${says.length})`);
+  assert.ok(says.every((s) => s.ts === says[0].ts), "one message");
+  const partials = says.filter((s) => s.partial);
+  assert.ok(partials.every((s) => sofar.has(s.text)), "each partial text is the text so far");
+  assert.ok(partials.every((s, i) => i === 0 || s.text.length >= partials[i - 1].text.length));
+  assert.deepEqual(says.at(-1), { ts: says[0].ts, text: full, partial: false });
+  assert.equal(task.messages.find((m) => m.say === "text").text, full);
+});
+
+test("partial asks and says that do not only grow, one message after another, end as the task's messages say", async () => {
+  // A tool's partial ask is JSON whose closing characters move as its parameter grows; a text
+  // message follows another in the next round.
+  const open = ["Ré", "ading ✓ now.\n<read_file><path>sr", "c/dé", "ep/😀", "/file.ts</pa", "th></read_file>"];
+  const last = ["Dön", "e 😀 ", "and done.", "\n<attempt_completion><result>ok</result></attempt_completion>"];
+  const seen = [];
+  const task = new Task({
+    model: { format: "chunks", request: piecewise([open, last]) },
+    presentationIntervalMs: 0,
+    tools: [{ name: "read_file", parameters: [{ name: "path", required: true }], execute: () => "contents" }],
+    say: (m) => { seen.push(structuredClone(m)); m.text = "changed"; },
+    ask: (m) => {
+      seen.push(structuredClone(m));
+      m.text = "changed";
+      return m.partial ? undefined : { response: "yesButtonClicked" };
+    },
+  });
+  assert.equal((await task.start("go")).status, "completed");
+  const asks = seen.filter((m) => m.ask === "tool");
+  assert.ok(asks.length > 2, "the tool's ask was updated while it streamed");
+  for (const m of asks) assert.doesNotThrow(() => JSON.parse(m.text), m.text);
+  assert.equal(JSON.parse(asks.at(-1).text).params.path, "src/déep/😀/file.ts");
+  const lastOf = new Map(seen.map((m) => [m.ts, m]));
+  assert.deepEqual([...lastOf.values()].sort((a, b) => a.ts - b.ts), [...task.messages].sort((a, b) => a.ts - b.ts));
+});

@@ -7,6 +7,7 @@
 //! `abort()` (or read the task's getters) safely.
 
 mod context;
+mod messages;
 mod model_stream;
 mod persist;
 
@@ -22,9 +23,7 @@ use super::js_call::{
     abort_controller, call, call_with, clew_abort, clew_context, clew_time, error_message, now, settle, spawn, swallow,
     NO_ABORT_CONTROLLER,
 };
-use super::task_convert::{
-    answer_from_js, hook_from_js, message_to_js, outcome_to_js, params_to_js, tool_output_from_js,
-};
+use super::task_convert::{answer_from_js, hook_from_js, outcome_to_js, params_to_js, tool_output_from_js};
 use super::task_options::Callbacks;
 use crate::core::agent::{
     texts, AskAnswer, AskResponse, CheckpointKind, Effect, HookKind, Task as Machine, ToolOutput, ACCESS_MCP_RESOURCE,
@@ -50,6 +49,8 @@ pub(super) struct Driver {
     request_cache: js_sys::Array,
     /// Snapshots handed to `options.persist` (persist.rs).
     persist: persist::PersistState,
+    /// The partial message last handed to `say` or `ask` (messages.rs).
+    said: RefCell<messages::Said>,
 }
 
 impl Driver {
@@ -66,6 +67,7 @@ impl Driver {
             pumping: Cell::new(false),
             request_cache: js_sys::Array::new(),
             persist: persist::PersistState::default(),
+            said: RefCell::default(),
         })
     }
 
@@ -173,7 +175,7 @@ impl Driver {
             }
             Effect::Say(message) => {
                 if let Some(say) = self.callback(|c| c.say.clone()) {
-                    let _ = call(&say, &message_to_js(&message)).map(|v| swallow(&v));
+                    let _ = call(&say, &self.message_js(message)).map(|v| swallow(&v));
                 }
             }
             Effect::Ask(message) => self.ask(message),
@@ -227,6 +229,7 @@ impl Driver {
                 // NOTE: a finished task keeps no user callback alive, nor the requests' messages.
                 self.callbacks.borrow_mut().take();
                 clew_forget(&self.request_cache);
+                self.forget_said();
                 let resolve = self.resolve.borrow_mut().take();
                 if let Some(resolve) = resolve {
                     let _ = call(&resolve, &outcome_to_js(&outcome));
@@ -256,14 +259,14 @@ impl Driver {
     fn ask(self: &Rc<Self>, message: crate::core::agent::Message) {
         // NOTE: without an ask callback the core declines every ask itself (`TaskConfig::asks`).
         let Some(ask) = self.callback(|c| c.ask.clone()) else { return };
-        let result = call(&ask, &message_to_js(&message));
-        if message.is_partial() {
+        let (partial, ts) = (message.is_partial(), message.ts);
+        let result = call(&ask, &self.message_js(message));
+        if partial {
             if let Ok(value) = &result {
                 swallow(value);
             }
             return;
         }
-        let ts = message.ts;
         self.when_settled(
             result,
             Box::new(move |me, value| {
