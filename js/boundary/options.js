@@ -1,14 +1,12 @@
 // `new Task(options)`'s options copied as JSON for the core (src/wasm/task_options.rs), and
 // the MCP servers' glue, loaded when a task first lists its servers.
 
-export function clew_options(options) {
+export function clew_options(options, fns, clients) {
   // A plain copy of the options as JSON, each function replaced by {"$fn": n} (its place in
   // `fns`) and each MCP client, an object with listTools and callTool methods, by {"$mcp": n}
   // (its place in `clients`: the core reads where one is expected); a cycle, a throwing
-  // getter, a proxy or a NaN is an error with the reason. `keys` is the way from `options` to
-  // the value being copied, made into a path only for an error.
-  const fns = [];
-  const clients = [];
+  // getter, a proxy or a NaN is thrown as the reason (a string). `keys` is the way from
+  // `options` to the value being copied, made into a path only for an error.
   const seen = new Set();
   const keys = [];
   let bad = null;
@@ -40,13 +38,14 @@ export function clew_options(options) {
     seen.delete(v);
     return out;
   }
+  let json;
   try {
-    const json = JSON.stringify(copy(options));
-    if (bad !== null) return { ok: false, error: 'they hold ' + bad };
-    return { ok: true, json: json ?? 'null', fns, clients };
+    json = JSON.stringify(copy(options));
   } catch (error) {
-    return { ok: false, error: String(error && error.message || error) };
+    throw String(error && error.message || error);
   }
+  if (bad !== null) throw 'they hold ' + bad;
+  return json ?? 'null';
 }
 
 // The MCP servers' glue for `servers`, [name, client, …] as the core read options.mcpServers:

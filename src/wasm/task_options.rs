@@ -20,10 +20,11 @@ use crate::core::request::ModelSettings;
 
 #[wasm_bindgen(module = "/js/boundary/options.js")]
 extern "C" {
-    /// `{ok: true, json, fns, clients}` (the options as JSON, functions replaced by
-    /// `{"$fn": n}` and MCP clients by `{"$mcp": n}`, their places in the two lists), or
-    /// `{ok: false, error}`.
-    fn clew_options(options: &JsValue) -> JsValue;
+    /// The options as JSON, functions replaced by `{"$fn": n}` and MCP clients by
+    /// `{"$mcp": n}`, their places in `fns` and `clients`; or why they cannot be read, thrown
+    /// as a string.
+    #[wasm_bindgen(catch)]
+    fn clew_options(options: &JsValue, fns: &Array, clients: &Array) -> Result<String, JsValue>;
     /// The MCP servers' glue (`{list, call, read}`) for `[name, client, name, client, …]`.
     fn clew_mcp(servers: &Array) -> JsValue;
 }
@@ -62,13 +63,11 @@ pub(super) struct JsTaskOptions {
 
 /// Reads `new Task(options)`.
 pub(super) fn read(options: &JsValue) -> Result<JsTaskOptions, JsValue> {
-    let copy = clew_options(options);
-    let text = get(&copy, "json").as_string();
-    let (Some(text), true) = (text, get(&copy, "ok").is_truthy()) else {
-        let why = get(&copy, "error").as_string().unwrap_or_default();
-        return Err(type_error(Code::InvalidOptions, &format!("the options cannot be read: {why}")));
-    };
-    let fns: Array = get(&copy, "fns").unchecked_into();
+    let (fns, clients) = (Array::new(), Array::new());
+    let text = clew_options(options, &fns, &clients).map_err(|why| {
+        let why = why.as_string().unwrap_or_default();
+        type_error(Code::InvalidOptions, &format!("the options cannot be read: {why}"))
+    })?;
     let json = Json::parse(&text).map_err(|e| type_error(Code::InvalidOptions, &e.to_string()))?;
     let options =
         TaskOptions::from_json(&json, fns.length() as usize).map_err(|m| type_error(Code::InvalidOptions, &m))?;
@@ -87,7 +86,7 @@ pub(super) fn read(options: &JsValue) -> Result<JsTaskOptions, JsValue> {
     let mcp = if slots.mcp_clients.is_empty() {
         JsValue::UNDEFINED
     } else {
-        let (clients, servers): (Array, _) = (get(&copy, "clients").unchecked_into(), Array::new());
+        let servers = Array::new();
         for (server, slot) in options.config.mcp_servers.iter().zip(&slots.mcp_clients) {
             servers.push(&JsValue::from_str(&server.name));
             servers.push(&slot.map_or(JsValue::UNDEFINED, |n| clients.get(n)));
