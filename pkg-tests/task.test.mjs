@@ -366,3 +366,28 @@ test("partial asks and says that do not only grow, one message after another, en
   const lastOf = new Map(seen.map((m) => [m.ts, m]));
   assert.deepEqual([...lastOf.values()].sort((a, b) => a.ts - b.ts), [...task.messages].sort((a, b) => a.ts - b.ts));
 });
+
+const yes = (m) => (m.partial ? undefined : { response: "yesButtonClicked" });
+
+test("tasks made with the same options each call their own functions; options that differ in a value or a function are read anew", async () => {
+  const run = async (model, result) => {
+    const says = [];
+    const seen = [];
+    const task = new Task({ model: { ...model, format: "chunks", request: scripted([`<attempt_completion><result>${result}</result></attempt_completion>`], seen) }, say: (m) => says.push(m.say), ask: yes });
+    return { outcome: await task.start("go"), says, model: seen[0].model };
+  };
+  const [a, b] = await Promise.all([run({ id: "m1" }, "first"), run({ id: "m1" }, "second")]);
+  assert.deepEqual([a.outcome, b.outcome], [{ status: "completed", result: "first" }, { status: "completed", result: "second" }]);
+  assert.deepEqual(a.says, b.says, "each task's say got its own task's messages, once");
+  assert.equal(a.says.filter((s) => s === "task").length, 1);
+  const other = await run({ id: "m2", maxTokens: 77 }, "third");
+  assert.equal(other.model.id, "m2");
+  assert.equal(other.model.maxTokens, 77);
+  assert.equal((await run({ id: "m1" }, "again")).model.maxTokens, a.model.maxTokens);
+  // The same JSON with a function fewer: a plain object where the first task had its second function.
+  const request = scripted(["<attempt_completion><result>ok</result></attempt_completion>"]);
+  const fine = new Task({ model: { id: "m1", format: "chunks", request }, ask: yes, say: () => {} });
+  assert.throws(() => new Task({ model: { id: "m1", format: "chunks", request }, ask: yes, say: { $fn: 2 } }),
+    (e) => e.code === "CLEW_INVALID_OPTIONS" && /say/.test(e.message));
+  assert.equal((await fine.start("go")).status, "completed");
+});

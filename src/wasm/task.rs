@@ -233,7 +233,7 @@ impl Task {
 
     fn rebuilt(
         options: &JsValue,
-        build: impl FnOnce(crate::core::agent::TaskConfig, u64) -> Result<Machine, SnapshotError>,
+        build: impl FnOnce(Rc<crate::core::agent::TaskConfig>, u64) -> Result<Machine, SnapshotError>,
     ) -> Result<Self, JsValue> {
         let options = task_options::read(options)?;
         let now = super::driver::task_time(options.callbacks.clock.as_ref().map(|(now, _)| &**now));

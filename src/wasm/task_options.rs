@@ -6,6 +6,7 @@
 //! proxy of the user's object runs inside wasm, and every decision about an option is the
 //! core's.
 
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use js_sys::{Array, Function};
@@ -14,7 +15,7 @@ use wasm_bindgen::JsCast;
 
 use super::error::{type_error, Code};
 use super::task_convert::get;
-use crate::core::agent::{Slot, TaskConfig, TaskOptions, ACCESS_MCP_RESOURCE, USE_MCP_TOOL};
+use crate::core::agent::{CallbackSlots, Slot, TaskConfig, TaskOptions, ACCESS_MCP_RESOURCE, USE_MCP_TOOL};
 use crate::core::json::Json;
 use crate::core::request::ModelSettings;
 
@@ -56,9 +57,46 @@ pub(super) struct Callbacks {
 
 /// Everything `new Task(options)` reads, with the user's functions.
 pub(super) struct JsTaskOptions {
-    pub(super) config: TaskConfig,
+    pub(super) config: Rc<TaskConfig>,
     pub(super) model: ModelSettings,
     pub(super) callbacks: Callbacks,
+}
+
+/// What the core read from options (their JSON), kept for the next task made with the same.
+struct Read {
+    text: String,
+    functions: usize,
+    config: Rc<TaskConfig>,
+    model: ModelSettings,
+    slots: CallbackSlots,
+}
+
+thread_local! {
+    /// The options last read: a task made with the same options (the same JSON, as many
+    /// functions), as a page that starts a task per message makes them, shares their config
+    /// instead of reading them again (measured in BENCHMARKS.md: the first token). It holds
+    /// no function: each task maps the slots to its own.
+    static LAST_READ: RefCell<Option<Rc<Read>>> = const { RefCell::new(None) };
+}
+
+/// The core's reading of the options' JSON `text` holding `functions` functions: the last
+/// one when it was of the same.
+fn read_json(text: String, functions: usize) -> Result<Rc<Read>, JsValue> {
+    let last = LAST_READ.try_with(|last| last.borrow().clone()).ok().flatten();
+    if let Some(last) = last.filter(|last| last.text == text && last.functions == functions) {
+        return Ok(last);
+    }
+    let json = Json::parse(&text).map_err(|e| type_error(Code::InvalidOptions, &e.to_string()))?;
+    let options = TaskOptions::from_json(&json, functions).map_err(|m| type_error(Code::InvalidOptions, &m))?;
+    let read = Rc::new(Read {
+        text,
+        functions,
+        config: Rc::new(options.config),
+        model: options.model,
+        slots: options.callbacks,
+    });
+    let _ = LAST_READ.try_with(|last| last.replace(Some(Rc::clone(&read))));
+    Ok(read)
 }
 
 /// Reads `new Task(options)`.
@@ -68,17 +106,15 @@ pub(super) fn read(options: &JsValue) -> Result<JsTaskOptions, JsValue> {
         let why = why.as_string().unwrap_or_default();
         type_error(Code::InvalidOptions, &format!("the options cannot be read: {why}"))
     })?;
-    let json = Json::parse(&text).map_err(|e| type_error(Code::InvalidOptions, &e.to_string()))?;
-    let options =
-        TaskOptions::from_json(&json, fns.length() as usize).map_err(|m| type_error(Code::InvalidOptions, &m))?;
+    let read = read_json(text, fns.length() as usize)?;
     // NOTE: the core checked every slot against the list's length, and `clew_options` put
     // only functions in it; a slot that is not one is dropped (never reached).
     let function = |slot: Option<Slot>| slot.and_then(|n| fns.get(n).dyn_into::<Function>().ok());
-    let slots = options.callbacks;
+    let slots = &read.slots;
     let mut tools = Vec::new();
-    for tool in slots.tools {
+    for tool in &slots.tools {
         if let Some(execute) = function(Some(tool.execute)) {
-            tools.push((tool.name, execute, function(tool.describe)));
+            tools.push((tool.name.clone(), execute, function(tool.describe)));
         }
     }
     // NOTE: the MCP servers' glue gets each server the core read with its client; the two
@@ -87,7 +123,7 @@ pub(super) fn read(options: &JsValue) -> Result<JsTaskOptions, JsValue> {
         JsValue::UNDEFINED
     } else {
         let servers = Array::new();
-        for (server, slot) in options.config.mcp_servers.iter().zip(&slots.mcp_clients) {
+        for (server, slot) in read.config.mcp_servers.iter().zip(&slots.mcp_clients) {
             servers.push(&JsValue::from_str(&server.name));
             servers.push(&slot.map_or(JsValue::UNDEFINED, |n| clients.get(n)));
         }
@@ -110,11 +146,11 @@ pub(super) fn read(options: &JsValue) -> Result<JsTaskOptions, JsValue> {
         hooks: slots.hooks.map(function),
         persist: function(slots.persist),
         mcp_list: method("list"),
-        clock: slots.clock.and_then(|clock| {
+        clock: slots.clock.as_ref().and_then(|clock| {
             let timers = clock.timers.and_then(|(set, clear)| Some((function(Some(set))?, function(Some(clear))?)));
             Some((Rc::new(function(Some(clock.now))?), timers))
         }),
         read_required_files: function(slots.read_required_files),
     };
-    Ok(JsTaskOptions { config: options.config, model: options.model, callbacks })
+    Ok(JsTaskOptions { config: Rc::clone(&read.config), model: read.model.clone(), callbacks })
 }

@@ -78,7 +78,7 @@ impl Phase {
 /// Everything of a task but its phase, so that the phase can be borrowed beside it.
 #[derive(Clone, Debug)]
 pub(crate) struct Ctx {
-    pub(crate) config: TaskConfig,
+    pub(crate) config: Rc<TaskConfig>,
     /// The chunks of one read, kept from read to read so that a read allocates no list.
     pub(crate) chunks: Vec<crate::core::stream::Chunk>,
     pub(crate) tools: Rc<ToolSet>,
@@ -148,11 +148,13 @@ pub struct Task {
 }
 
 impl Task {
-    /// A task set up with `config`, not started.
+    /// A task set up with `config`, not started. The config may be shared (an
+    /// `Rc<TaskConfig>`): it never changes, so every task made from it can read the same one.
     ///
     /// # Errors
     /// A [`ConfigError`] naming the first setting that cannot work.
-    pub fn new(config: TaskConfig) -> Result<Self, ConfigError> {
+    pub fn new(config: impl Into<Rc<TaskConfig>>) -> Result<Self, ConfigError> {
+        let config = config.into();
         let tools = Rc::new(config.validate()?);
         // NOTE: every field written out: `..Ctx::default()` would build a default config and
         // the reference tool set only to drop them (half of `new Task`'s time).

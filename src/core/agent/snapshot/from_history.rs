@@ -29,7 +29,11 @@ impl Task {
     /// # Errors
     /// A [`SnapshotError`] of kind `Invalid` naming what cannot be read, or settings in
     /// `config` that cannot work.
-    pub fn from_history(json: &str, config: TaskConfig, now: u64) -> Result<Self, SnapshotError> {
+    pub fn from_history(
+        json: &str,
+        config: impl Into<std::rc::Rc<TaskConfig>>,
+        now: u64,
+    ) -> Result<Self, SnapshotError> {
         let value =
             Json::parse(json).map_err(|e| SnapshotError::invalid(format!("the saved task is not JSON: {e}")))?;
         let mut task =

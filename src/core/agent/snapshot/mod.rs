@@ -179,7 +179,8 @@ impl Task {
     /// # Errors
     /// A [`SnapshotError`]: not a snapshot, another format version, a missing tool, or
     /// settings in `config` that cannot work.
-    pub fn restore(json: &str, config: TaskConfig) -> Result<Self, SnapshotError> {
+    pub fn restore(json: &str, config: impl Into<std::rc::Rc<TaskConfig>>) -> Result<Self, SnapshotError> {
+        let config = config.into();
         let value = Json::parse(json).map_err(|e| SnapshotError::invalid(format!("the snapshot is not JSON: {e}")))?;
         let mut r = Reader::new(&value, "snapshot");
         let mut version = None;
