@@ -390,4 +390,7 @@ test("tasks made with the same options each call their own functions; options th
   assert.throws(() => new Task({ model: { id: "m1", format: "chunks", request }, ask: yes, say: { $fn: 2 } }),
     (e) => e.code === "CLEW_INVALID_OPTIONS" && /say/.test(e.message));
   assert.equal((await fine.start("go")).status, "completed");
+  // Options whose config cannot work are refused every time, not only the first.
+  const twice = () => new Task({ model: { id: "m1", format: "chunks", request }, tools: [{ name: "a", execute() {} }, { name: "a", execute() {} }] });
+  for (let i = 0; i < 2; i++) assert.throws(twice, (e) => e.code === "CLEW_INVALID_OPTIONS" && /tools\[1\]\.name/.test(e.message));
 });

@@ -71,7 +71,8 @@ impl Task {
     #[wasm_bindgen(constructor)]
     pub fn new(#[wasm_bindgen(unchecked_param_type = "TaskOptions")] options: JsValue) -> Result<Self, JsValue> {
         let options = task_options::read(&options)?;
-        let machine = Machine::new(options.config)
+        let machine = options
+            .machine()
             .map_err(|e| type_error(Code::InvalidOptions, &format!("options.{}: {}", e.field, e.message)))?;
         Ok(Self::with_driver(machine, options.callbacks, options.model))
     }
@@ -237,7 +238,7 @@ impl Task {
     ) -> Result<Self, JsValue> {
         let options = task_options::read(options)?;
         let now = super::driver::task_time(options.callbacks.clock.as_ref().map(|(now, _)| &**now));
-        let machine = build(options.config, now).map_err(snapshot_error)?;
+        let machine = build(options.config(), now).map_err(snapshot_error)?;
         Ok(Self::with_driver(machine, options.callbacks, options.model))
     }
 

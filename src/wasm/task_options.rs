@@ -6,7 +6,7 @@
 //! proxy of the user's object runs inside wasm, and every decision about an option is the
 //! core's.
 
-use std::cell::RefCell;
+use std::cell::{OnceCell, RefCell};
 use std::rc::Rc;
 
 use js_sys::{Array, Function};
@@ -15,8 +15,11 @@ use wasm_bindgen::JsCast;
 
 use super::error::{type_error, Code};
 use super::task_convert::get;
-use crate::core::agent::{CallbackSlots, Slot, TaskConfig, TaskOptions, ACCESS_MCP_RESOURCE, USE_MCP_TOOL};
+use crate::core::agent::{
+    CallbackSlots, ConfigError, Slot, Task as Machine, TaskConfig, TaskOptions, ACCESS_MCP_RESOURCE, USE_MCP_TOOL,
+};
 use crate::core::json::Json;
+use crate::core::parser::ToolSet;
 use crate::core::request::ModelSettings;
 
 #[wasm_bindgen(module = "/js/boundary/options.js")]
@@ -57,7 +60,7 @@ pub(super) struct Callbacks {
 
 /// Everything `new Task(options)` reads, with the user's functions.
 pub(super) struct JsTaskOptions {
-    pub(super) config: Rc<TaskConfig>,
+    read: Rc<Read>,
     pub(super) model: ModelSettings,
     pub(super) callbacks: Callbacks,
 }
@@ -67,6 +70,8 @@ struct Read {
     text: String,
     functions: usize,
     config: Rc<TaskConfig>,
+    /// The config's tool set, once a task was made from it (`TaskConfig::validate`).
+    tools: OnceCell<Rc<ToolSet>>,
     model: ModelSettings,
     slots: CallbackSlots,
 }
@@ -92,6 +97,7 @@ fn read_json(text: String, functions: usize) -> Result<Rc<Read>, JsValue> {
         text,
         functions,
         config: Rc::new(options.config),
+        tools: OnceCell::new(),
         model: options.model,
         slots: options.callbacks,
     });
@@ -152,5 +158,26 @@ pub(super) fn read(options: &JsValue) -> Result<JsTaskOptions, JsValue> {
         }),
         read_required_files: function(slots.read_required_files),
     };
-    Ok(JsTaskOptions { config: Rc::clone(&read.config), model: read.model.clone(), callbacks })
+    let model = read.model.clone();
+    Ok(JsTaskOptions { read, model, callbacks })
+}
+
+impl JsTaskOptions {
+    /// The config the options set (shared with every task made with the same options).
+    pub(super) fn config(&self) -> Rc<TaskConfig> {
+        Rc::clone(&self.read.config)
+    }
+
+    /// A task of the options: their config checked by the first task made from it.
+    pub(super) fn machine(&self) -> Result<Machine, ConfigError> {
+        let tools = match self.read.tools.get() {
+            Some(tools) => Rc::clone(tools),
+            None => {
+                let tools = Rc::new(self.read.config.validate()?);
+                let _ = self.read.tools.set(Rc::clone(&tools));
+                tools
+            }
+        };
+        Ok(Machine::checked(self.config(), tools))
+    }
 }

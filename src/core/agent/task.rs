@@ -156,6 +156,12 @@ impl Task {
     pub fn new(config: impl Into<Rc<TaskConfig>>) -> Result<Self, ConfigError> {
         let config = config.into();
         let tools = Rc::new(config.validate()?);
+        Ok(Self::checked(config, tools))
+    }
+
+    /// A task set up with a config already checked, not started: `tools` is what
+    /// `config.validate()` gave, shared by every task made from the same config.
+    pub fn checked(config: Rc<TaskConfig>, tools: Rc<ToolSet>) -> Self {
         // NOTE: every field written out: `..Ctx::default()` would build a default config and
         // the reference tool set only to drop them (half of `new Task`'s time).
         let ctx = Ctx {
@@ -191,7 +197,7 @@ impl Task {
         {
             task.ctx.know_summarize_tool();
         }
-        Ok(task)
+        task
     }
 
     /// Sets the host function that names the subject of result headers for tools with
