@@ -4,7 +4,9 @@
 //! The options cross as JSON made in JS (`clew_options` of js/boundary/options.js), with each
 //! function replaced by `{"$fn": n}`, its place in a list of the functions: no getter or
 //! proxy of the user's object runs inside wasm, and every decision about an option is the
-//! core's.
+//! core's. The core's reading of the last options is kept (`LAST_READ`): a task made with the
+//! same JSON shares it, checked tool set included. It holds that JSON (an API key in the
+//! options too) until a task is made with other options, as the tasks made from it do.
 
 use std::cell::{OnceCell, RefCell};
 use std::rc::Rc;
