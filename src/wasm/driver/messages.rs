@@ -27,7 +27,11 @@ pub(super) struct Said {
 impl Driver {
     /// `message` as the object `say` and `ask` get.
     pub(super) fn message_js(&self, message: Message) -> JsValue {
-        let mut said = self.said.borrow_mut();
+        // NOTE: never borrowed twice (nothing here calls the user's code); were it, the
+        // message crosses whole.
+        let Ok(mut said) = self.said.try_borrow_mut() else {
+            return clew_message(&transcript_entry(&message), &Object::new(), None);
+        };
         let grown = said
             .last
             .as_ref()
@@ -44,6 +48,8 @@ impl Driver {
 
     /// Lets go of the text of the partial message last handed out.
     pub(super) fn forget_said(&self) {
-        self.said.borrow_mut().last = None;
+        if let Ok(mut said) = self.said.try_borrow_mut() {
+            said.last = None;
+        }
     }
 }
