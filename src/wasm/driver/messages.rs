@@ -42,7 +42,7 @@ impl Driver {
             None => transcript_entry(&message),
         };
         let value = clew_message(&json, &said.kept, grown);
-        said.last = message.is_partial().then(|| (message.ts, message.text));
+        said.last = message.is_partial().then_some((message.ts, message.text));
         value
     }
 
