@@ -1,6 +1,7 @@
-//! The inbox a read loop writes into (js/boundary/pump.js, and chunks.js `feeder`): a buffer in the wasm's memory
-//! where JavaScript copies each piece of bytes that fits, handing over only its length; the
-//! task's read loop (driver/model_stream.rs) and the decoders' (decoding.rs) each keep one.
+//! The inbox a read loop writes into (js/boundary/pump.js, and chunks.js `feeder`): a buffer
+//! in the wasm's memory where JavaScript copies each piece of bytes that fits, handing over
+//! only its length; the task's read loop (driver/model_stream.rs) and the decoders'
+//! (decoding.rs) each keep one.
 
 /// The bytes of a read the read loops can write into the wasm at once (the task's, and
 /// `decoding.rs`'s); a longer read crosses as a value and is copied.
