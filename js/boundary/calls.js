@@ -25,6 +25,16 @@ export function clew_context(controller, taskId) {
   return context;
 }
 
+// What a value a user's function gave is, in one crossing: 1 a promise or another thenable
+// (to await), 2 an object with a `getReader` method (a stream), 0 anything else. A check that
+// throws (a getter, a revoked proxy) reads as the value not being that.
+export function clew_kind(value) {
+  if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return 0;
+  try { if (value instanceof Promise || typeof value.then === 'function') return 1; } catch {}
+  try { if (typeof value.getReader === 'function') return 2; } catch {}
+  return 0;
+}
+
 // `options.clock.now()` as a number: NaN when it returns anything else or throws.
 export function clew_time(now) {
   try { const time = now(); return typeof time === "number" ? time : NaN; } catch { return NaN; }

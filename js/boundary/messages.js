@@ -1,10 +1,13 @@
-// The objects `say` and `ask` get (src/wasm/driver/messages.rs): a message's transcript entry
-// parsed from the core's JSON, its text kept in `kept`. A partial message's next version,
-// whose text only grew, crosses with "" for its text and `added`, what was added to the kept
-// text: a long reply's partial updates cost what they add, not the whole text each time.
-export function clew_message(json, kept, added) {
-  const message = JSON.parse(json);
-  if (added === undefined) kept.text = message.text;
-  else message.text = kept.text += added;
+// The objects `say` and `ask` get (src/wasm/driver/messages.rs), made from a message's
+// fields in the order of its transcript entry: `{ ts, type, say | ask, text, images?,
+// partial? }` (`partial`: 0 for none, 1 for true, 2 for false). Its text is kept in `kept`;
+// a partial message's next version, whose text only grew, crosses with `grown` and `text`
+// what was added to the kept text: a long reply's partial updates cost what they add, not
+// the whole text each time.
+export function clew_message(ts, ask, name, text, grown, partial, images, kept) {
+  text = kept.text = grown ? kept.text + text : text;
+  const message = ask ? { ts, type: 'ask', ask: name, text } : { ts, type: 'say', say: name, text };
+  if (images !== undefined) message.images = images;
+  if (partial !== 0) message.partial = partial === 1;
   return message;
 }

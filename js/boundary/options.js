@@ -1,51 +1,68 @@
 // `new Task(options)`'s options copied as JSON for the core (src/wasm/task_options.rs), and
 // the MCP servers' glue, loaded when a task first lists its servers.
 
-export function clew_options(options, fns, clients) {
-  // A plain copy of the options as JSON, each function replaced by {"$fn": n} (its place in
-  // `fns`) and each MCP client, an object with listTools and callTool methods, by {"$mcp": n}
-  // (its place in `clients`: the core reads where one is expected); a cycle, a throwing
-  // getter, a proxy or a NaN is thrown as the reason (a string). `keys` is the way from
-  // `options` to the value being copied, made into a path only for an error.
-  const seen = new Set();
+export function clew_options(options, fns, clients, last) {
+  // The options as JSON text, written as they are walked (no copy for JSON.stringify to walk
+  // again), each function as {"$fn": n} (its place in `fns`) and each MCP client, an object
+  // with listTools and callTool methods, as {"$mcp": n} (its place in `clients`: the core
+  // reads where one is expected); the rest as JSON.stringify writes a plain copy of the
+  // options' own enumerable keys. A cycle, a throwing getter, a proxy or a NaN is thrown as
+  // the reason (a string). `undefined` when the text is `last`'s, the text the core's last
+  // reading was of: then it is not copied into the wasm again. `keys` is the way from
+  // `options` to the value being written, made into a path only for an error.
+  const within = [];
   const keys = [];
   let bad = null;
   const path = () => 'options' + keys.map((k) => typeof k === 'number' ? '[' + k + ']' : '.' + k).join('');
-  function copy(v) {
-    if (typeof v === 'function') { fns.push(v); return { $fn: fns.length - 1 }; }
-    if (typeof v === 'number' && !Number.isFinite(v)) { bad = bad ?? 'a number that is not finite at ' + path(); return null; }
-    if (typeof v === 'bigint') { bad = bad ?? 'a BigInt at ' + path(); return null; }
-    if (v === null || typeof v !== 'object') return v;
-    if (typeof v.listTools === 'function' && typeof v.callTool === 'function') { clients.push(v); return { $mcp: clients.length - 1 }; }
-    if (seen.has(v)) throw new TypeError('they hold a cycle');
-    if (keys.length > 64) throw new TypeError('they are nested too deeply');
-    seen.add(v);
+  function text(v) {
+    switch (typeof v) {
+      case 'string': return JSON.stringify(v);
+      case 'boolean': return v ? 'true' : 'false';
+      case 'number':
+        if (Number.isFinite(v)) return '' + v;
+        bad = bad ?? 'a number that is not finite at ' + path();
+        return 'null';
+      case 'function': return '{"$fn":' + (fns.push(v) - 1) + '}';
+      case 'bigint': bad = bad ?? 'a BigInt at ' + path(); return 'null';
+      case 'object': break;
+      default: return undefined; // undefined and symbols, which JSON leaves out
+    }
+    if (v === null) return 'null';
+    if (typeof v.listTools === 'function' && typeof v.callTool === 'function') return '{"$mcp":' + (clients.push(v) - 1) + '}';
+    if (within.includes(v)) throw new TypeError('they hold a cycle');
+    if (within.length > 64) throw new TypeError('they are nested too deeply');
+    within.push(v);
     let out;
     if (Array.isArray(v)) {
-      out = [];
-      for (let i = 0; i < v.length; i++) { keys.push(i); out.push(copy(v[i])); keys.pop(); }
+      out = '[';
+      for (let i = 0; i < v.length; i++) {
+        keys.push(i);
+        const item = text(v[i]);
+        keys.pop();
+        out += (i === 0 ? '' : ',') + (item === undefined ? 'null' : item);
+      }
+      out += ']';
     } else {
-      out = {};
+      out = '{';
       for (const key of Object.keys(v)) {
         keys.push(key);
-        const value = copy(v[key]);
+        const value = text(v[key]);
         keys.pop();
-        // NOTE: a key named __proto__ is defined, not assigned (which would set the prototype).
-        if (key === '__proto__') Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
-        else out[key] = value;
+        if (value !== undefined) out += (out.length === 1 ? '' : ',') + JSON.stringify(key) + ':' + value;
       }
+      out += '}';
     }
-    seen.delete(v);
+    within.pop();
     return out;
   }
   let json;
   try {
-    json = JSON.stringify(copy(options));
+    json = text(options) ?? 'null';
   } catch (error) {
     throw String(error && error.message || error);
   }
   if (bad !== null) throw 'they hold ' + bad;
-  return json ?? 'null';
+  return json === last ? undefined : json;
 }
 
 // The MCP servers' glue for `servers`, [name, client, …] as the core read options.mcpServers:

@@ -47,6 +47,8 @@ pub(super) struct Driver {
     /// The request cache: each history message as a JS object once it crossed, written only
     /// by js/boundary/request.js (model_stream.rs, persist.rs).
     request_cache: js_sys::Array,
+    /// Whether a request was made with `model.request` (model_stream.rs).
+    requested: Cell<bool>,
     /// Snapshots handed to `options.persist` (persist.rs).
     persist: persist::PersistState,
     /// The partial message last handed to `say` or `ask` (messages.rs).
@@ -66,6 +68,7 @@ impl Driver {
             resolve: RefCell::new(None),
             pumping: Cell::new(false),
             request_cache: js_sys::Array::new(),
+            requested: Cell::new(false),
             persist: persist::PersistState::default(),
             said: RefCell::default(),
         })

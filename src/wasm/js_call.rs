@@ -49,7 +49,15 @@ extern "C" {
     /// `now()` when it returns a number; NaN when it returns anything else or throws (one
     /// crossing: the driver reads the task's clock for every input it handles).
     pub(super) fn clew_time(now: &Function) -> f64;
+
+    /// What `value` is: [`THENABLE`], [`STREAM`], or 0 for anything else.
+    pub(super) fn clew_kind(value: &JsValue) -> u8;
 }
+
+/// [`clew_kind`] of a promise or another thenable.
+pub(super) const THENABLE: u8 = 1;
+/// [`clew_kind`] of an object with a `getReader` method.
+pub(super) const STREAM: u8 = 2;
 
 /// The read loop's callback: `(length, value, now)`, where `length` bytes were written at the
 /// inbox it last answered with (or, at -1, `value` is the read itself) and `now` is the
@@ -100,7 +108,7 @@ pub(super) fn call(function: &Function, arg: &JsValue) -> Result<JsValue, JsValu
 /// Awaits `value` if it is a promise (or thenable); returns it as it is otherwise.
 pub(super) async fn settle(value: Result<JsValue, JsValue>) -> Result<JsValue, JsValue> {
     let value = value?;
-    if value.has_type::<Promise>() || get(&value, "then").is_function() {
+    if clew_kind(&value) == THENABLE {
         JsFuture::from(Promise::resolve(&value)).await
     } else {
         Ok(value)

@@ -5,8 +5,9 @@
 //! function replaced by `{"$fn": n}`, its place in a list of the functions: no getter or
 //! proxy of the user's object runs inside wasm, and every decision about an option is the
 //! core's. The core's reading of the last options is kept (`LAST_READ`): a task made with the
-//! same JSON shares it, checked tool set included. It holds that JSON (an API key in the
-//! options too) until a task is made with other options, as the tasks made from it do.
+//! same JSON shares it, checked tool set included, and that JSON is not copied into the wasm
+//! again. It holds that JSON (an API key in the options too) until a task is made with other
+//! options, as the tasks made from it do.
 
 use std::cell::{OnceCell, RefCell};
 use std::rc::Rc;
@@ -26,11 +27,11 @@ use crate::core::request::ModelSettings;
 
 #[wasm_bindgen(module = "/js/boundary/options.js")]
 extern "C" {
-    /// The options as JSON, functions replaced by `{"$fn": n}` and MCP clients by
-    /// `{"$mcp": n}`, their places in `fns` and `clients`; or why they cannot be read, thrown
-    /// as a string.
+    /// The options as JSON text, functions replaced by `{"$fn": n}` and MCP clients by
+    /// `{"$mcp": n}`, their places in `fns` and `clients`; `undefined` when that text is
+    /// `last` (a string); or why they cannot be read, thrown as a string.
     #[wasm_bindgen(catch)]
-    fn clew_options(options: &JsValue, fns: &Array, clients: &Array) -> Result<String, JsValue>;
+    fn clew_options(options: &JsValue, fns: &Array, clients: &Array, last: &JsValue) -> Result<JsValue, JsValue>;
     /// The MCP servers' glue (`{list, call, read}`) for `[name, client, name, client, …]`.
     fn clew_mcp(servers: &Array) -> JsValue;
 }
@@ -69,7 +70,8 @@ pub(super) struct JsTaskOptions {
 
 /// What the core read from options (their JSON), kept for the next task made with the same.
 struct Read {
-    text: String,
+    /// The options' JSON, a JS string.
+    text: JsValue,
     functions: usize,
     config: Rc<TaskConfig>,
     /// The config's tool set, once a task was made from it (`TaskConfig::validate`).
@@ -86,14 +88,23 @@ thread_local! {
     static LAST_READ: RefCell<Option<Rc<Read>>> = const { RefCell::new(None) };
 }
 
-/// The core's reading of the options' JSON `text` holding `functions` functions: the last
-/// one when it was of the same.
-fn read_json(text: String, functions: usize) -> Result<Rc<Read>, JsValue> {
+/// The core's reading of `options`, their functions put in `fns` and their MCP clients in
+/// `clients`: the last one when it was of the same JSON with as many functions.
+fn read_json(options: &JsValue, fns: &Array, clients: &Array) -> Result<Rc<Read>, JsValue> {
     let last = LAST_READ.try_with(|last| last.borrow().clone()).ok().flatten();
-    if let Some(last) = last.filter(|last| last.text == text && last.functions == functions) {
-        return Ok(last);
-    }
-    let json = Json::parse(&text).map_err(|e| type_error(Code::InvalidOptions, &e.to_string()))?;
+    let last_text = last.as_ref().map_or(JsValue::UNDEFINED, |last| last.text.clone());
+    let text = clew_options(options, fns, clients, &last_text).map_err(|why| {
+        let why = why.as_string().unwrap_or_default();
+        type_error(Code::InvalidOptions, &format!("the options cannot be read: {why}"))
+    })?;
+    let functions = fns.length() as usize;
+    let text = match (text.is_undefined(), last) {
+        (true, Some(last)) if last.functions == functions => return Ok(last),
+        (true, _) => last_text,
+        (false, _) => text,
+    };
+    let json = Json::parse(&text.as_string().unwrap_or_default())
+        .map_err(|e| type_error(Code::InvalidOptions, &e.to_string()))?;
     let options = TaskOptions::from_json(&json, functions).map_err(|m| type_error(Code::InvalidOptions, &m))?;
     let read = Rc::new(Read {
         text,
@@ -110,14 +121,10 @@ fn read_json(text: String, functions: usize) -> Result<Rc<Read>, JsValue> {
 /// Reads `new Task(options)`.
 pub(super) fn read(options: &JsValue) -> Result<JsTaskOptions, JsValue> {
     let (fns, clients) = (Array::new(), Array::new());
-    let text = clew_options(options, &fns, &clients).map_err(|why| {
-        let why = why.as_string().unwrap_or_default();
-        type_error(Code::InvalidOptions, &format!("the options cannot be read: {why}"))
-    })?;
-    let read = read_json(text, fns.length() as usize)?;
+    let read = read_json(options, &fns, &clients)?;
     // NOTE: the core checked every slot against the list's length, and `clew_options` put
-    // only functions in it; a slot that is not one is dropped (never reached).
-    let function = |slot: Option<Slot>| slot.and_then(|n| fns.get(n).dyn_into::<Function>().ok());
+    // only functions in it (unchecked: a check would cost a crossing per function).
+    let function = |slot: Option<Slot>| slot.map(|n| fns.get(n).unchecked_into::<Function>());
     let slots = &read.slots;
     let mut tools = Vec::new();
     for tool in &slots.tools {
@@ -137,7 +144,10 @@ pub(super) fn read(options: &JsValue) -> Result<JsTaskOptions, JsValue> {
         }
         clew_mcp(&servers)
     };
-    let method = |name: &str| get(&mcp, name).dyn_into::<Function>().ok();
+    let method = |name: &str| match mcp.is_undefined() {
+        true => None,
+        false => get(&mcp, name).dyn_into::<Function>().ok(),
+    };
     for (name, run) in [(USE_MCP_TOOL, "call"), (ACCESS_MCP_RESOURCE, "read")] {
         if let Some(run) = method(run) {
             tools.push((name.to_owned(), run, None));

@@ -10,12 +10,11 @@ use web_sys::AbortController;
 
 use super::super::inbox::{room_of, INBOX_BYTES};
 use super::super::js_call::{
-    abort_controller, call_with, clew_abort, clew_context, clew_pump, error_message, settle, spawn, time_or_now, Push,
-    NO_ABORT_CONTROLLER,
+    abort_controller, call_with, clew_abort, clew_context, clew_kind, clew_pump, error_message, settle, spawn,
+    time_or_now, Push, NO_ABORT_CONTROLLER, STREAM,
 };
 use super::super::json_js::{json_text, to_js};
 use super::super::stream::{open_response, Opened, USED};
-use super::super::task_convert::get;
 use super::Driver;
 use crate::core::request::{build_request, ModelRequest};
 use crate::core::stream::{Format, StreamError};
@@ -96,7 +95,7 @@ impl Driver {
             return self.stream_failed(stream, StreamError::Network { message });
         }
         // NOTE: `model.request` may return the body stream itself.
-        let body = if get(&response, "getReader").is_function() {
+        let body = if clew_kind(&response) == STREAM {
             response
         } else {
             match open_response(&response).await {
@@ -159,11 +158,16 @@ impl Driver {
     /// once, the object kept for the next requests (`unchanged` says which message is which
     /// history message); a request gets a structured clone of the kept objects it sends, so
     /// that a `model.request` that changes its request cannot change the next one, and a
-    /// message new to it parsed twice from its JSON, once for it and once to keep (a first
-    /// request clones nothing: a structured clone's fixed cost is most of its way out).
+    /// message new to it parsed twice from its JSON, once for it and once to keep (a request
+    /// with nothing kept clones nothing: a structured clone's fixed cost is most of its way
+    /// out). The task's first request, with nothing kept (a persist keeps what it sent), keeps
+    /// nothing: it crosses as one JSON text, and the next request keeps its messages (measured in BENCHMARKS.md: the first token).
     /// Measured in BENCHMARKS.md: a round's cost grows with the history more slowly than a
     /// `JSON.stringify` of the request.
     fn request_to_js(&self, mut request: ModelRequest, unchanged: &[Option<usize>]) -> JsValue {
+        if !self.requested.replace(true) && self.request_cache.length() == 0 {
+            return to_js(&request.to_json());
+        }
         let messages = std::mem::take(&mut request.messages);
         let objects = Array::new_with_length(messages.len() as u32);
         let shared = Array::new();
