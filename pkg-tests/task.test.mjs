@@ -367,6 +367,24 @@ test("partial asks and says that do not only grow, one message after another, en
   assert.deepEqual([...lastOf.values()].sort((a, b) => a.ts - b.ts), [...task.messages].sort((a, b) => a.ts - b.ts));
 });
 
+test("each say and ask object is its transcript entry, keys in the same order, images and partial: false included", async () => {
+  const image = "data:image/png;base64,iVBORw0KGgo=";
+  const seen = [];
+  const task = new Task({
+    model: { format: "chunks", request: piecewise([["Lo", "oking.\n<attempt_completion><result>ok</result></attempt_completion>"]]) },
+    presentationIntervalMs: 0,
+    say: (m) => seen.push(JSON.stringify(m)),
+    ask: (m) => { seen.push(JSON.stringify(m)); return m.partial ? undefined : { response: "yesButtonClicked" }; },
+  });
+  assert.equal((await task.start("look", [image])).status, "completed");
+  const first = JSON.parse(seen[0]);
+  assert.deepEqual(Object.keys(first), ["ts", "type", "say", "text", "images"]);
+  assert.deepEqual(first.images, [image]);
+  assert.ok(seen.some((m) => JSON.parse(m).partial === false), "a message that was partial says so when it ends");
+  const lastOf = new Map(seen.map((m) => [JSON.parse(m).ts, m]));
+  assert.deepEqual([...lastOf.values()].sort(), task.messages.map((m) => JSON.stringify(m)).sort());
+});
+
 const yes = (m) => (m.partial ? undefined : { response: "yesButtonClicked" });
 
 test("tasks made with the same options each call their own functions; options that differ in a value or a function are read anew", async () => {

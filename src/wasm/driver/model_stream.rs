@@ -160,10 +160,10 @@ impl Driver {
     /// that a `model.request` that changes its request cannot change the next one, and a
     /// message new to it parsed twice from its JSON, once for it and once to keep (a request
     /// with nothing kept clones nothing: a structured clone's fixed cost is most of its way
-    /// out). The task's first request, with nothing kept (a persist keeps what it sent), keeps
-    /// nothing: it crosses as one JSON text, and the next request keeps its messages (measured in BENCHMARKS.md: the first token).
-    /// Measured in BENCHMARKS.md: a round's cost grows with the history more slowly than a
-    /// `JSON.stringify` of the request.
+    /// out). The task's first request, with nothing kept (a persist keeps what it sent),
+    /// keeps nothing: it crosses as one JSON text, and the next request keeps its messages
+    /// (measured in BENCHMARKS.md: the first token). Measured in BENCHMARKS.md: a round's
+    /// cost grows with the history more slowly than a `JSON.stringify` of the request.
     fn request_to_js(&self, mut request: ModelRequest, unchanged: &[Option<usize>]) -> JsValue {
         if !self.requested.replace(true) && self.request_cache.length() == 0 {
             return to_js(&request.to_json());
