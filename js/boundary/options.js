@@ -1,6 +1,11 @@
 // `new Task(options)`'s options copied as JSON for the core (src/wasm/task_options.rs), and
 // the MCP servers' glue, loaded when a task first lists its servers.
 
+// What a string needs escaped in JSON; a string without it is written as it is, in quotes
+// (JSON.stringify costs a call into the runtime for each key and value).
+const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
+const quoted = (text) => ESCAPED.test(text) ? JSON.stringify(text) : '"' + text + '"';
+
 export function clew_options(options, fns, clients, last) {
   // The options as JSON text, written as they are walked (no copy for JSON.stringify to walk
   // again), each function as {"$fn": n} (its place in `fns`) and each MCP client, an object
@@ -16,7 +21,7 @@ export function clew_options(options, fns, clients, last) {
   const path = () => 'options' + keys.map((k) => typeof k === 'number' ? '[' + k + ']' : '.' + k).join('');
   function text(v) {
     switch (typeof v) {
-      case 'string': return JSON.stringify(v);
+      case 'string': return quoted(v);
       case 'boolean': return v ? 'true' : 'false';
       case 'number':
         if (Number.isFinite(v)) return '' + v;
@@ -48,7 +53,7 @@ export function clew_options(options, fns, clients, last) {
         keys.push(key);
         const value = text(v[key]);
         keys.pop();
-        if (value !== undefined) out += (out.length === 1 ? '' : ',') + JSON.stringify(key) + ':' + value;
+        if (value !== undefined) out += (out.length === 1 ? '' : ',') + quoted(key) + ':' + value;
       }
       out += '}';
     }

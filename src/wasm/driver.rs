@@ -14,9 +14,9 @@ mod persist;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use gloo_timers::callback::Timeout;
 use js_sys::{Function, Object, Reflect};
 use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 use web_sys::AbortController;
 
 use super::js_call::{
@@ -24,7 +24,7 @@ use super::js_call::{
     NO_ABORT_CONTROLLER,
 };
 use super::task_convert::{answer_from_js, hook_from_js, outcome_to_js, params_to_js, tool_output_from_js};
-use super::task_options::Callbacks;
+use super::task_options::{Callbacks, ClockTimers};
 use crate::core::agent::{
     texts, AskAnswer, AskResponse, CheckpointKind, Effect, HookKind, Task as Machine, ToolOutput, ACCESS_MCP_RESOURCE,
     USE_MCP_TOOL,
@@ -210,7 +210,7 @@ impl Driver {
             Effect::SaveCheckpoint { id, kind } => self.save_checkpoint(id, kind),
             Effect::RunHook { id, kind, tool, params, result } => self.run_hook(id, kind, tool, params, result),
             Effect::WakeAt(at) => {
-                let timer = at.map(|at| self.timer_at(at));
+                let timer = at.and_then(|at| self.timer_at(at));
                 if let Some(old) = self.timer.replace(timer) {
                     old.cancel();
                 }
@@ -242,21 +242,17 @@ impl Driver {
     }
 
     /// A timer that hands the machine its timeout at `at`: `options.clock`'s when it has
-    /// timers, else the host's.
-    fn timer_at(self: &Rc<Self>, at: u64) -> Timer {
+    /// timers, else the host's (js/boundary/alarm.js: one the tasks share where it can be).
+    fn timer_at(self: &Rc<Self>, at: u64) -> Option<Timer> {
         let delay = at.saturating_sub(self.now()).min(u32::MAX as u64) as u32;
         let me = Rc::clone(self);
         let fire = move || me.handle(|m, now| m.handle_timeout(now));
-        let timers = self.callbacks.borrow().as_ref().and_then(|c| c.clock.as_ref().and_then(|(_, t)| t.clone()));
-        match timers {
-            Some((set, clear)) => {
-                // NOTE: `once`, like gloo's timers: no second closure shim in the wasm.
-                let callback = Closure::once(fire);
-                let handle = call_with(&set, &JsValue::UNDEFINED, callback.as_ref(), &JsValue::from(delay)).ok();
-                Timer::Clock { handle, clear, _callback: callback }
-            }
-            None => Timer::Host(Timeout::new(delay, fire)),
-        }
+        let clock = self.callbacks.borrow().as_ref().and_then(|c| c.clock.as_ref().and_then(|(_, t)| t.clone()));
+        let (set, clear) = clock.or_else(host_timers)?;
+        // NOTE: `once`: no second closure shim in the wasm.
+        let callback = Closure::once(fire);
+        let handle = call_with(&set, &JsValue::UNDEFINED, callback.as_ref(), &JsValue::from(delay)).ok();
+        Some(Timer { handle, clear, _callback: callback })
     }
 
     fn ask(self: &Rc<Self>, message: crate::core::agent::Message) {
@@ -384,23 +380,38 @@ pub(super) fn task_time(clock: Option<&Function>) -> u64 {
     clock.map(clew_time).filter(|t| t.is_finite()).map_or_else(now, |t| t.max(0.0) as u64)
 }
 
-/// The one timer of a task (the machine keeps a single wake-up time).
-enum Timer {
-    Host(Timeout),
-    Clock { handle: Option<JsValue>, clear: Function, _callback: Closure<dyn FnMut()> },
+#[wasm_bindgen(module = "/js/boundary/alarm.js")]
+extern "C" {
+    /// The host's timers as the tasks use them: `[set, cancel]`, called as `options.clock`'s
+    /// `setTimeout` and `clearTimeout` are.
+    fn clew_alarm() -> js_sys::Array;
+}
+
+thread_local! {
+    /// The host's `set` and `cancel` (js/boundary/alarm.js), read once.
+    static HOST_TIMERS: ClockTimers = {
+        let timers = clew_alarm();
+        (timers.get(0).unchecked_into(), timers.get(1).unchecked_into())
+    };
+}
+
+/// The host's `set` and `cancel`.
+fn host_timers() -> Option<ClockTimers> {
+    HOST_TIMERS.try_with(Clone::clone).ok()
+}
+
+/// The one timer of a task (the machine keeps a single wake-up time): armed by a
+/// `setTimeout` and cancelled by its `clearTimeout`, `options.clock`'s or the host's.
+struct Timer {
+    handle: Option<JsValue>,
+    clear: Function,
+    _callback: Closure<dyn FnMut()>,
 }
 
 impl Timer {
     fn cancel(self) {
-        match self {
-            Self::Host(timeout) => {
-                timeout.cancel();
-            }
-            Self::Clock { handle, clear, .. } => {
-                if let Some(handle) = handle {
-                    let _ = call(&clear, &handle).map(|v| swallow(&v));
-                }
-            }
+        if let Some(handle) = self.handle {
+            let _ = call(&self.clear, &handle).map(|v| swallow(&v));
         }
     }
 }
