@@ -25,6 +25,14 @@ export function clew_context(controller, taskId) {
   return context;
 }
 
+// A new promise and its resolve function, `[promise, resolve]`: the promise `task.start()`
+// and `task.resume()` return.
+export function clew_deferred() {
+  let resolve;
+  const promise = new Promise((settle) => { resolve = settle; });
+  return [promise, resolve];
+}
+
 // What a value a user's function gave is, in one crossing: 1 a promise or another thenable
 // (to await), 2 an object with a `getReader` method (a stream), 0 anything else. A check that
 // throws (a getter, a revoked proxy) reads as the value not being that.

@@ -7,6 +7,7 @@ use std::rc::Rc;
 
 use js_sys::{Array, Promise};
 use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 
 use super::driver::Driver;
 use super::error::{type_error, Code};
@@ -38,6 +39,22 @@ fn snapshot_error(error: SnapshotError) -> JsValue {
         SnapshotErrorKind::ToolMissing => Code::SnapshotToolMissing,
     };
     type_error(code, &error.message)
+}
+
+#[wasm_bindgen(module = "/js/boundary/calls.js")]
+extern "C" {
+    /// A new promise and its resolve function: `[promise, resolve]`.
+    fn clew_deferred() -> Array;
+}
+
+/// A promise the task resolves with its outcome (`Driver::resolve`), made without a closure
+/// of the wasm's (measured in BENCHMARKS.md: the first token).
+fn outcome_promise(driver: &Driver) -> Promise {
+    let pair = clew_deferred();
+    if let Ok(mut resolve) = driver.resolve.try_borrow_mut() {
+        *resolve = Some(pair.get(1).unchecked_into());
+    }
+    pair.get(0).unchecked_into()
 }
 
 thread_local! {
@@ -103,10 +120,7 @@ impl Task {
             return Promise::reject(&type_error(Code::TaskStarted, "this task was already started; create a new Task"));
         }
         let images = images.map(|a| images_from_js(&a)).unwrap_or_default();
-        let driver = Rc::clone(&self.driver);
-        let promise = Promise::new(&mut |resolve, _reject| {
-            *driver.resolve.borrow_mut() = Some(resolve);
-        });
+        let promise = outcome_promise(&self.driver);
         self.driver.handle(|m, now| m.start(now, &text, images));
         promise
     }
@@ -272,10 +286,7 @@ impl Task {
             let message = "resume() continues a task made by Task.restore or Task.fromHistory, once";
             return Promise::reject(&type_error(Code::NotRestored, message));
         }
-        let driver = Rc::clone(&self.driver);
-        let promise = Promise::new(&mut |resolve, _reject| {
-            *driver.resolve.borrow_mut() = Some(resolve);
-        });
+        let promise = outcome_promise(&self.driver);
         self.driver.handle(|m, now| m.resume(now));
         promise
     }

@@ -223,3 +223,34 @@ fn a_resource_read_from_a_client_that_cannot_read_is_refused_at_the_gates() {
     assert!(result.contains("the MCP server 'duck' cannot run: its client cannot read resources"), "{result}");
     assert_eq!(h.says_of("error").len(), 1);
 }
+
+/// The system prompt of a config is made once and kept for the requests of its tasks (and of
+/// the tasks that share it): each request still carries the prompt made for its config, a
+/// config with other rules gets its own, and servers listed add their section.
+#[test]
+fn tasks_that_share_a_config_share_its_system_prompt_and_other_configs_get_their_own() {
+    use clew::agent::{texts, McpCatalog};
+    use std::rc::Rc;
+    let brief = Rc::new(TaskConfig { rules: Some("Be brief.".into()), ..config() });
+    let thorough = Rc::new(TaskConfig { rules: Some("Be thorough.".into()), ..config() });
+    let system = |config: &Rc<TaskConfig>| {
+        let mut task = Task::new(Rc::clone(config)).unwrap();
+        task.start(0, "go", Vec::new());
+        system_of(&effects(&mut task)).unwrap()
+    };
+    let made = texts::system_prompt(&brief, &McpCatalog::default());
+    assert!(made.contains("Be brief."));
+    for _ in 0..2 {
+        assert_eq!(system(&brief), made);
+        assert_eq!(system(&thorough), texts::system_prompt(&thorough, &McpCatalog::default()));
+    }
+    assert_ne!(system(&thorough), made);
+    let mut task = Task::new(settings(&["files"])).unwrap();
+    task.start(0, "go", Vec::new());
+    let id = listing_id(&effects(&mut task)).unwrap();
+    let listing = json!({"servers": [server("files")], "errors": []}).to_string();
+    task.handle_mcp_servers(10, id, &listing);
+    let with_servers = system_of(&effects(&mut task)).unwrap();
+    assert!(with_servers.contains("files_tool"), "{with_servers}");
+    assert_ne!(with_servers, texts::system_prompt(&settings(&["files"]), &McpCatalog::default()));
+}

@@ -1,9 +1,10 @@
 //! What rounds share: the transcript and its say/ask effects, retries, the model request,
 //! history records, usage, and the wake-up time.
 
-use std::rc::Rc;
+use std::cell::RefCell;
+use std::rc::{Rc, Weak};
 
-use super::config::ToolCalling;
+use super::config::{TaskConfig, ToolCalling};
 use super::effect::{Effect, HookKind};
 use super::mcp::{self, McpCatalog};
 use super::message::{AskKind, MessageKind, SayKind};
@@ -97,13 +98,39 @@ impl Ctx {
         };
         let (messages, unchanged) = self.request_view();
         let request = ModelRequest {
-            system: texts::system_prompt(&self.config, &self.catalog),
+            system: self.system_prompt(),
             messages,
             tools,
             model: Default::default(),
             context: self.native_context(),
         };
         (request, unchanged)
+    }
+
+    /// The system prompt. While no MCP server is listed it depends on the config alone, and
+    /// the last one made is kept for the requests of every task of the same config (tasks
+    /// made with the same options share it): it is made once, not for every request.
+    fn system_prompt(&self) -> String {
+        thread_local! {
+            static KEPT: RefCell<Option<(Weak<TaskConfig>, String)>> = const { RefCell::new(None) };
+        }
+        if !self.catalog.servers.is_empty() || !self.catalog.prompt.is_empty() {
+            return texts::system_prompt(&self.config, &self.catalog);
+        }
+        let config = Rc::as_ptr(&self.config);
+        let kept = KEPT.try_with(|kept| {
+            let kept = kept.try_borrow().ok()?;
+            kept.as_ref().filter(|(of, _)| std::ptr::eq(of.as_ptr(), config)).map(|(_, prompt)| prompt.clone())
+        });
+        if let Some(prompt) = kept.ok().flatten() {
+            return prompt;
+        }
+        let prompt = texts::system_prompt(&self.config, &self.catalog);
+        // NOTE: a `Weak` keeps the config's allocation, so no other config can take its address.
+        let _ = KEPT.try_with(|kept| {
+            kept.try_borrow_mut().map(|mut kept| *kept = Some((Rc::downgrade(&self.config), prompt.clone())))
+        });
+        prompt
     }
 
     /// Takes `catalog` as what the task knows of its MCP servers: the parser knows the two
