@@ -103,3 +103,17 @@ console.log((await new Task({ model: { format: "chunks", request: reply }, ask: 
   assert.deepEqual(run.stdout.trim().split("\n"), ["ended ended true", "completed"]);
   assert.ok(run.ms < 15_000, `the process ended ${run.ms} ms after it started`);
 });
+
+test("timers that can no longer be unref'd still wake the tasks already waiting, and the later ones", () => {
+  const run = child(`${HELPERS}
+const wait = (firstByteMs) => new Task({ model: { format: "anthropic", request: hung }, timeouts: { firstByteMs }, retry: { maxRetries: 0 }, ask }).start("go").then((o) => o.status);
+const [first, second] = [wait(150), wait(300)];
+await new Promise((resolve) => setTimeout(resolve, 10));
+const real = setTimeout;
+globalThis.setTimeout = (...args) => Number(real(...args));
+const [third, fourth] = [wait(50), wait(100)];
+console.log(await first, await second, await third, await fourth);`);
+  assert.equal(run.status, 0, run.stderr);
+  assert.equal(run.stdout.trim(), "ended ended ended ended");
+  assert.ok(run.ms < 15_000, `the process ended ${run.ms} ms after it started`);
+});

@@ -5,8 +5,8 @@
 // waits leaves it armed, unref'd once no task waits (it no longer keeps the process alive).
 // A task then makes no host timer of its own, which in Node costs more than the rest of its
 // wake-up (measured in BENCHMARKS.md: the first token). Elsewhere (browsers, workerd, Deno)
-// each wake-up is a host timer of its own: there a timer may not outlive what made it (a
-// request, in workerd).
+// the first timer made shows it, and each later wake-up is a host timer of its own: there a
+// timer may not outlive what made it (a request, in workerd).
 
 const waiting = new Map(); // token (negative) → [the host's time it wakes at, its wake function]
 let last = 0, shared = true, refed, timer, timerAt;
@@ -17,41 +17,41 @@ let madeBy, clearWith;
 // Calls `wake` in `delay` ms: a token for `cancel`, negative for an entry on the shared
 // timer, else the host timer's handle.
 function set(wake, delay) {
-  if (shared) {
-    const token = --last;
-    waiting.set(token, [Date.now() + delay, wake]);
-    if (arm()) return token;
-    waiting.delete(token);
-    shared = false;
-  }
-  return setTimeout(wake, Math.min(delay, 2147483647));
+  if (!shared) return setTimeout(wake, Math.min(delay, 2147483647));
+  const token = --last;
+  waiting.set(token, [Date.now() + delay, wake]);
+  arm();
+  return token;
 }
 
 // The wake-up of `token` cancelled.
 function cancel(token) {
   if (!(token < 0)) return clearTimeout(token);
   waiting.delete(token);
-  if (!waiting.size && refed) timer.unref(refed = false);
+  if (waiting.size || !refed) return;
+  refed = false;
+  // NOTE: a timer that cannot be unref'd (the first, where timers cannot) is cleared.
+  if (typeof timer.unref === 'function') timer.unref();
+  else clearWith(timer), timer = undefined;
 }
 
-// Arms the timer for the earliest wake-up, unless it fires by then anyway: false (nothing
-// armed) when the host's timers cannot be unref'd.
+// Arms the timer for the earliest wake-up, unless it fires by then anyway.
 function arm() {
   let at = Infinity;
   for (const [when] of waiting.values()) at = Math.min(at, when);
-  if (!shared) return false;
   if (timer && timerAt <= at && madeBy === setTimeout) {
     if (!refed) timer.ref(refed = true);
-    return true;
+    return;
   }
   // NOTE: from 0 (a negative delay draws a warning in Node) to 2 ** 31 - 1 ms, which timers
   // take (a longer one fires at once): the tasks not due when it fires wait on it armed again.
   const next = setTimeout(fired, Math.min(Math.max(at - Date.now(), 0), 2147483647));
-  if (typeof next?.unref !== 'function') return clearTimeout(next), false;
   if (timer) clearWith(timer);
   timer = next; timerAt = at; refed = true;
   madeBy = setTimeout; clearWith = clearTimeout;
-  return true;
+  // NOTE: where timers cannot be unref'd, this one serves the wake-ups it has, and each later
+  // wake-up gets a timer of its own.
+  if (typeof next?.unref !== 'function') shared = false;
 }
 
 // The timer fired: the wake-ups due are called, and the timer armed again for the earliest
