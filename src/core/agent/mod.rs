@@ -64,8 +64,8 @@ pub use mcp::{McpCatalog, ACCESS_MCP_RESOURCE, DEFAULT_MCP_LISTING_MS, DEFAULT_M
 pub use message::{AskAnswer, AskKind, AskResponse, Message, MessageKind, SayKind, Transcript};
 pub use options::{CallbackSlots, ClockSlots, Slot, TaskOptions, ToolSlots, HOOK_NAMES};
 pub use snapshot::{
-    join_snapshot, merge_snapshot, snapshot_member, snapshot_parts, transcript_entry, transcript_entry_with_text,
-    SnapshotError, SnapshotErrorKind, SnapshotMember, SNAPSHOT_LISTS, SNAPSHOT_VERSION,
+    join_snapshot, merge_snapshot, snapshot_member, snapshot_parts, transcript_entry, SnapshotError, SnapshotErrorKind,
+    SnapshotMember, SNAPSHOT_LISTS, SNAPSHOT_VERSION,
 };
 pub use tags::{PersistReason, TaskState};
 pub use task::{Task, TaskUsage};

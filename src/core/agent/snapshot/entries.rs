@@ -26,7 +26,7 @@ pub(super) fn write_messages(w: &mut Writer, messages: &[Message]) {
     w.open('[');
     for message in messages {
         w.next();
-        write_message(w, message, &message.text);
+        write_message(w, message);
     }
     w.close(']');
 }
@@ -34,19 +34,13 @@ pub(super) fn write_messages(w: &mut Writer, messages: &[Message]) {
 /// A transcript entry as JSON text, the object `say`, `ask`, `task.messages` and the
 /// snapshot all give: the one writer of its shape.
 pub fn transcript_entry(message: &Message) -> String {
-    transcript_entry_with_text(message, &message.text)
-}
-
-/// [`transcript_entry`] with `text` in place of the message's text (the driver writes a
-/// message that grew with `""` there and hands its text to JavaScript apart).
-pub fn transcript_entry_with_text(message: &Message, text: &str) -> String {
-    let mut w = Writer::with_capacity(text.len() + 64);
-    write_message(&mut w, message, text);
+    let mut w = Writer::with_capacity(message.text.len() + 64);
+    write_message(&mut w, message);
     w.text
 }
 
 /// `{ ts, type, say | ask, text, images?, partial? }`.
-fn write_message(w: &mut Writer, message: &Message, text: &str) {
+fn write_message(w: &mut Writer, message: &Message) {
     w.open('{');
     let kind = match message.kind {
         MessageKind::Say(_) => "say",
@@ -56,7 +50,7 @@ fn write_message(w: &mut Writer, message: &Message, text: &str) {
     w.number("ts", &mut ts);
     w.string("type", kind);
     w.string(kind, message.kind_name());
-    w.string("text", text);
+    w.string("text", &message.text);
     if !message.images.is_empty() {
         let mut images = Vec::new();
         for image in &message.images {

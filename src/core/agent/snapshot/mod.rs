@@ -25,7 +25,7 @@ mod state;
 mod visit;
 mod writer;
 
-pub use entries::{transcript_entry, transcript_entry_with_text};
+pub use entries::transcript_entry;
 pub(crate) use from_history::resumed_content;
 pub use merge::merge_snapshot;
 pub use parts::{join_snapshot, snapshot_member, snapshot_parts, SnapshotMember, SNAPSHOT_LISTS};
