@@ -1,4 +1,4 @@
-// The host's timers behind the tasks' wake-ups (src/wasm/driver/timer.rs `timer_at` calls `set` and
+// The host's timers behind the tasks' wake-ups (src/wasm/driver.rs `timer_at` calls `set` and
 // `cancel` as it calls `options.clock`'s setTimeout and clearTimeout). Where the host's
 // timers can be unref'd (Node, Bun) the tasks of an instance share one: each waiting task's
 // wake-up is an entry here and the timer is armed for the earliest; a task that no longer

@@ -10,13 +10,13 @@ mod context;
 mod messages;
 mod model_stream;
 mod persist;
-mod timer;
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use js_sys::{Function, Object, Reflect};
 use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 use web_sys::AbortController;
 
 use super::js_call::{
@@ -24,7 +24,7 @@ use super::js_call::{
     NO_ABORT_CONTROLLER,
 };
 use super::task_convert::{answer_from_js, hook_from_js, outcome_to_js, params_to_js, tool_output_from_js};
-use super::task_options::Callbacks;
+use super::task_options::{Callbacks, ClockTimers};
 use crate::core::agent::{
     texts, AskAnswer, AskResponse, CheckpointKind, Effect, HookKind, Task as Machine, ToolOutput, ACCESS_MCP_RESOURCE,
     USE_MCP_TOOL,
@@ -32,7 +32,6 @@ use crate::core::agent::{
 use crate::core::json::Json;
 use crate::core::request::ModelSettings;
 use model_stream::clew_forget;
-use timer::Timer;
 
 /// One task's machine, callbacks and in-flight work.
 pub(super) struct Driver {
@@ -242,6 +241,20 @@ impl Driver {
         }
     }
 
+    /// A timer that hands the machine its timeout at `at`: `options.clock`'s when it has
+    /// timers, else the host's (js/boundary/alarm.js: one the tasks share where it can be).
+    fn timer_at(self: &Rc<Self>, at: u64) -> Option<Timer> {
+        let delay = at.saturating_sub(self.now()).min(u32::MAX as u64) as u32;
+        let me = Rc::clone(self);
+        let fire = move || me.handle(|m, now| m.handle_timeout(now));
+        let clock = self.callbacks.borrow().as_ref().and_then(|c| c.clock.as_ref().and_then(|(_, t)| t.clone()));
+        let (set, clear) = clock.or_else(host_timers)?;
+        // NOTE: `once`: no second closure shim in the wasm.
+        let callback = Closure::once(fire);
+        let handle = call_with(&set, &JsValue::UNDEFINED, callback.as_ref(), &JsValue::from(delay)).ok();
+        Some(Timer { handle, clear, _callback: callback })
+    }
+
     fn ask(self: &Rc<Self>, message: crate::core::agent::Message) {
         // NOTE: without an ask callback the core declines every ask itself (`TaskConfig::asks`).
         let Some(ask) = self.callback(|c| c.ask.clone()) else { return };
@@ -365,6 +378,42 @@ impl Driver {
 /// finite number reads as the host's clock), else the host's.
 pub(super) fn task_time(clock: Option<&Function>) -> u64 {
     clock.map(clew_time).filter(|t| t.is_finite()).map_or_else(now, |t| t.max(0.0) as u64)
+}
+
+#[wasm_bindgen(module = "/js/boundary/alarm.js")]
+extern "C" {
+    /// The host's timers as the tasks use them: `[set, cancel]`, called as `options.clock`'s
+    /// `setTimeout` and `clearTimeout` are.
+    fn clew_alarm() -> js_sys::Array;
+}
+
+thread_local! {
+    /// The host's `set` and `cancel` (js/boundary/alarm.js), read once.
+    static HOST_TIMERS: ClockTimers = {
+        let timers = clew_alarm();
+        (timers.get(0).unchecked_into(), timers.get(1).unchecked_into())
+    };
+}
+
+/// The host's `set` and `cancel`.
+fn host_timers() -> Option<ClockTimers> {
+    HOST_TIMERS.try_with(Clone::clone).ok()
+}
+
+/// The one timer of a task (the machine keeps a single wake-up time): armed by a
+/// `setTimeout` and cancelled by its `clearTimeout`, `options.clock`'s or the host's.
+struct Timer {
+    handle: Option<JsValue>,
+    clear: Function,
+    _callback: Closure<dyn FnMut()>,
+}
+
+impl Timer {
+    fn cancel(self) {
+        if let Some(handle) = self.handle {
+            let _ = call(&self.clear, &handle).map(|v| swallow(&v));
+        }
+    }
 }
 
 /// What a settled callback result becomes: an input of the machine.
